@@ -1,0 +1,153 @@
+package ptf
+
+import (
+	"time"
+
+	"github.com/eddy-sql/eddy/types"
+)
+
+// Host is implemented by engines and test harnesses to run a function. A
+// Host serves one call at a time; it is not used concurrently.
+type Host interface {
+	// Arg returns the value of a scalar argument (NULL when omitted).
+	Arg(name string) (types.Value, bool)
+	// Emit receives a row the function collected. vals is only valid
+	// during the call; the host copies what it keeps.
+	Emit(kind types.RowKind, vals []types.Value)
+	// Time is time() of the call: the row's on_time value in Eval, the
+	// timer's time in OnTimer.
+	Time() (time.Time, bool)
+	CurrentWatermark() (time.Time, bool)
+	TableWatermark() (time.Time, bool)
+	// RegisterTimer registers a timer; name "" registers an unnamed timer.
+	RegisterTimer(name string, t time.Time) error
+	ClearTimer(name string)
+	ClearUnnamedTimer(t time.Time)
+	ClearAllTimers()
+	ClearState(name string)
+	ClearAllState()
+	// ValueState returns the value (a *T) of a value-state entry.
+	ValueState(e StateEntry) any
+	// ViewState returns the ListHost or MapHost of a view entry.
+	ViewState(e StateEntry) any
+	// CurrentTimer is the firing timer in OnTimer; name "" is unnamed.
+	CurrentTimer() (name string, t time.Time, ok bool)
+	// Key is the partition key of the call (nil without PARTITION BY).
+	Key() []types.Value
+	// TableSemantics describes a table argument of the call.
+	TableSemantics(arg string) (TableSemantics, bool)
+	// ChangelogMode is the mode the function produces in this call.
+	ChangelogMode() ChangelogMode
+	// Fail records an error; the call fails with the first one.
+	Fail(err error)
+}
+
+// TableSemantics describes a table argument as the planner resolved it.
+type TableSemantics struct {
+	// Schema of the table (after any cast to a typed argument).
+	Schema *types.Schema
+	// PartitionBy holds the positions of the PARTITION BY columns.
+	PartitionBy []int
+	// TimeColumn is the position of the on_time column, or -1.
+	TimeColumn int
+	// Changelog is the mode delivered to the function.
+	Changelog ChangelogMode
+}
+
+// Context is what a function sees during Eval and OnTimer. It is valid only
+// during the call.
+type Context struct {
+	h   Host
+	buf []types.Value
+}
+
+// NewContext wraps a Host. Engines call it once per operator instance and
+// reuse the Context for every call.
+func NewContext(h Host) *Context { return &Context{h: h} }
+
+// Arg returns the value of the named scalar argument (NULL when omitted).
+func (c *Context) Arg(name string) types.Value {
+	v, _ := c.h.Arg(name)
+	return v
+}
+
+// Collect emits an insert (+I) row with the function's output columns.
+func (c *Context) Collect(vals ...types.Value) { c.CollectKind(types.Insert, vals...) }
+
+// CollectKind emits a row of the given kind; the kind must be in the
+// function's changelog mode.
+func (c *Context) CollectKind(kind types.RowKind, vals ...types.Value) {
+	c.buf = append(c.buf[:0], vals...)
+	c.h.Emit(kind, c.buf)
+}
+
+// Time returns time() of the call: the row's on_time value in Eval, the
+// timer's time in OnTimer; ok is false when the call has no time.
+func (c *Context) Time() (t time.Time, ok bool) { return c.h.Time() }
+
+// CurrentWatermark returns the function's watermark, the minimum over its
+// inputs; ok is false before every input has sent one.
+func (c *Context) CurrentWatermark() (time.Time, bool) { return c.h.CurrentWatermark() }
+
+// TableWatermark returns the watermark of the table of the current row; ok
+// is false in OnTimer and before a watermark arrived.
+func (c *Context) TableWatermark() (time.Time, bool) { return c.h.TableWatermark() }
+
+// RegisterOnTime registers (or replaces) the named event-time timer of the
+// current key. A time at or before the watermark is allowed and fires at
+// the next watermark advance.
+func (c *Context) RegisterOnTime(name string, t time.Time) {
+	if name == "" {
+		c.fail(errEmptyTimerName)
+		return
+	}
+	c.fail(c.h.RegisterTimer(name, t))
+}
+
+// RegisterOnTimeUnnamed registers an unnamed timer; one per key and time.
+func (c *Context) RegisterOnTimeUnnamed(t time.Time) { c.fail(c.h.RegisterTimer("", t)) }
+
+// ClearTimer deletes the named timer of the current key, if any.
+func (c *Context) ClearTimer(name string) { c.h.ClearTimer(name) }
+
+// ClearTimerAt deletes the unnamed timer at t of the current key, if any.
+func (c *Context) ClearTimerAt(t time.Time) { c.h.ClearUnnamedTimer(t) }
+
+// ClearAllTimers deletes every timer of the current key, now.
+func (c *Context) ClearAllTimers() { c.h.ClearAllTimers() }
+
+// ClearState removes the named state entry of the current key when the
+// call returns; changes made to it in this call are discarded.
+func (c *Context) ClearState(name string) { c.h.ClearState(name) }
+
+// ClearAllState removes every state entry of the current key when the call
+// returns.
+func (c *Context) ClearAllState() { c.h.ClearAllState() }
+
+// ClearAll clears all state and all timers of the current key.
+func (c *Context) ClearAll() {
+	c.h.ClearAllTimers()
+	c.h.ClearAllState()
+}
+
+// CurrentTimer returns the name of the firing timer ("" for an unnamed
+// one); ok is false outside OnTimer.
+func (c *Context) CurrentTimer() (name string, ok bool) {
+	name, _, ok = c.h.CurrentTimer()
+	return name, ok
+}
+
+// Key returns the partition key of the current call.
+func (c *Context) Key() []types.Value { return c.h.Key() }
+
+// TableSemantics describes the named table argument.
+func (c *Context) TableSemantics(arg string) (TableSemantics, bool) { return c.h.TableSemantics(arg) }
+
+// ChangelogMode returns the changelog mode the function produces.
+func (c *Context) ChangelogMode() ChangelogMode { return c.h.ChangelogMode() }
+
+func (c *Context) fail(err error) {
+	if err != nil {
+		c.h.Fail(err)
+	}
+}
