@@ -6,8 +6,10 @@
 // to be passed by value on the hot path without allocation for scalar kinds.
 //
 // The package also provides the parser for type strings such as
-// "ROW<status STRING>" or "DECIMAL(10, 4)" (ParseType), Flink-SQL-client
-// style printing (Format), total ordering and stable hashing (Compare,
-// Hash, KeyBytes) and a compact binary encoding for storage (AppendValue,
-// DecodeValue, AppendRow, DecodeRow).
+// "ROW<status STRING>" or "DECIMAL(10, 4)" (ParseType, Type.String),
+// Flink-SQL-client style printing and SQL literals (Format, FormatSQL),
+// literal parsing (ParseTimestamp, ParseDate, ParseTime, ParseDecimal,
+// RoundDecimal), total ordering and stable hashing (Compare, Equal,
+// Hash64, KeyBytes) and a compact binary encoding for storage
+// (AppendValue, DecodeValue, AppendRow, DecodeRow, DecodeRowInto).
 package types

@@ -1,0 +1,34 @@
+# Make targets for Eddy. `make test` is the test command of the README and CI.
+GO ?= go
+
+.PHONY: build test testrace tutorial acceptance bench fuzz fmt vet check rewrite
+
+build:
+	$(GO) build -o bin/eddy ./cmd/eddy
+
+test:
+	$(GO) test -race -count=1 ./...
+
+tutorial: build
+	rm -rf .eddy/tutorial && ./bin/eddy sql --data-dir .eddy/tutorial -f docs/tutorial/order_status.sql
+
+acceptance: build
+	../shared/tools/check-acceptance ./bin/eddy ../shared/acceptance
+
+bench:
+	$(GO) test -run '^$$' -bench . -benchmem ./internal/runtime/ ./types/
+
+fuzz:
+	$(GO) test -run '^$$' -fuzz FuzzParse -fuzztime 60s ./internal/sql/parser/
+	$(GO) test -run '^$$' -fuzz FuzzDecodeRow -fuzztime 30s ./types/
+
+fmt:
+	gofmt -w $$(git ls-files '*.go')
+
+vet:
+	$(GO) vet ./...
+
+rewrite:
+	$(GO) test ./... -rewrite
+
+check: fmt vet test

@@ -1,0 +1,88 @@
+package eddy_test
+
+import (
+	"encoding/json"
+	"os"
+	"os/exec"
+	"strings"
+	"testing"
+)
+
+const module = "github.com/eddy-sql/eddy"
+
+// allowed lists, for each package (relative to the module), the Eddy
+// packages it may import. It mirrors docs/ARCHITECTURE.md.
+var allowed = map[string][]string{
+	"types":               {},
+	"ptf":                 {"types"},
+	"examples":            {"ptf", "types"},
+	"internal/sqlerr":     {},
+	"internal/store":      {"internal/sqlerr"},
+	"internal/logstore":   {"internal/store", "internal/sqlerr", "types"},
+	"internal/state":      {"internal/store", "internal/sqlerr", "types"},
+	"internal/expr":       {"types", "internal/sqlerr"},
+	"internal/jobgraph":   {"internal/expr", "ptf", "types", "internal/sqlerr"},
+	"internal/runtime":    {"internal/jobgraph", "internal/expr", "internal/state", "internal/logstore", "internal/store", "ptf", "types", "internal/sqlerr"},
+	"internal/catalog":    {"types"},
+	"internal/sql/ast":    {"types", "internal/sqlerr"},
+	"internal/sql/parser": {"internal/sql/ast", "types", "internal/sqlerr"},
+	"internal/sql/plan":   {"internal/sql/ast", "internal/sql/parser", "internal/catalog", "internal/jobgraph", "internal/expr", "ptf", "types", "internal/sqlerr"},
+	"internal/engine":     {"*"},
+	"internal/cli":        {"internal/sqlerr", "types"},
+	"ptf/ptftest":         {"ptf", "types", "internal/runtime", "internal/state", "internal/store", "internal/jobgraph", "internal/expr", "internal/logstore", "internal/sqlerr"},
+	"":                    {"*"},
+	"cmd/eddy":            {"*"},
+}
+
+type pkg struct {
+	ImportPath string
+	Imports    []string
+}
+
+func TestArchitecture(t *testing.T) {
+	out, err := exec.Command("go", "list", "-json", "./...").Output()
+	if err != nil {
+		t.Fatalf("go list: %v", err)
+	}
+	doc, err := os.ReadFile("docs/ARCHITECTURE.md")
+	if err != nil {
+		t.Fatal(err)
+	}
+	dec := json.NewDecoder(strings.NewReader(string(out)))
+	for dec.More() {
+		var p pkg
+		if err := dec.Decode(&p); err != nil {
+			t.Fatal(err)
+		}
+		rel := strings.TrimPrefix(strings.TrimPrefix(p.ImportPath, module), "/")
+		if strings.HasPrefix(rel, "examples/") || strings.HasSuffix(rel, "/internal/tmpdeps") || rel == "internal/tmpdeps" {
+			continue // example programs are leaves
+		}
+		rules, ok := allowed[rel]
+		if !ok {
+			t.Errorf("package %s is not in the architecture map (architecture_test.go and docs/ARCHITECTURE.md)", rel)
+			continue
+		}
+		if rel != "" && !strings.Contains(string(doc), rel) {
+			t.Errorf("package %s is missing from docs/ARCHITECTURE.md", rel)
+		}
+		if len(rules) > 0 && rules[0] == "*" {
+			continue
+		}
+		for _, imp := range p.Imports {
+			if !strings.HasPrefix(imp, module) {
+				continue
+			}
+			dep := strings.TrimPrefix(strings.TrimPrefix(imp, module), "/")
+			okDep := false
+			for _, a := range rules {
+				if a == dep {
+					okDep = true
+				}
+			}
+			if !okDep {
+				t.Errorf("%s imports %s, which crosses the layering in docs/ARCHITECTURE.md", rel, dep)
+			}
+		}
+	}
+}

@@ -1,0 +1,220 @@
+package cli
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"strings"
+	"sync"
+	"sync/atomic"
+
+	"github.com/eddy-sql/eddy/internal/sqlerr"
+)
+
+// shell is the interactive SQL shell.
+type shell struct {
+	eng Engine
+	out io.Writer
+	in  inputReader
+	// interrupts delivers SIGINT; a query running when one arrives is
+	// cancelled.
+	interrupts <-chan os.Signal
+	// tty is true when out is a terminal: table results are redrawn in
+	// place, with size giving the terminal's width and height.
+	tty     bool
+	size    func() (width, height int)
+	version string
+}
+
+// run reads and executes entries until QUIT, the end of input, or a
+// second Ctrl-C at an empty prompt.
+func (s *shell) run(ctx context.Context) error {
+	fmt.Fprint(s.out, banner(s.version))
+	interrupted := false // the last thing the user did was Ctrl-C
+	for {
+		input, err := s.in.Read(ctx)
+		if errors.Is(err, errInterrupted) {
+			if interrupted {
+				fmt.Fprintln(s.out, "Bye!")
+				return nil
+			}
+			interrupted = true
+			fmt.Fprintln(s.out, "Press Ctrl-C again to exit, or type QUIT;.")
+			continue
+		}
+		eof := errors.Is(err, io.EOF)
+		if err != nil && !eof {
+			return err
+		}
+		interrupted = false
+		if entry := strings.TrimSpace(input); entry != "" {
+			s.in.AddHistory(entry)
+			var quit bool
+			quit, interrupted = s.handle(ctx, input)
+			if quit {
+				fmt.Fprintln(s.out, "Bye!")
+				return nil
+			}
+		}
+		if eof {
+			fmt.Fprintln(s.out, "Bye!")
+			return nil
+		}
+	}
+}
+
+// handle runs one entry: a shell command or statements, in order, up to
+// the first error. It reports whether to quit and whether a query was
+// interrupted.
+func (s *shell) handle(ctx context.Context, input string) (quit, interrupted bool) {
+	if cmd, ok := shellCommand(input); ok {
+		return s.command(cmd), false
+	}
+	for _, st := range Split(input) {
+		if cmd, ok := shellCommand(st.Text); ok {
+			if s.command(cmd) {
+				return true, false
+			}
+			continue
+		}
+		interrupted, err := s.execute(ctx, st)
+		if err != nil {
+			s.printError(input, st, err)
+			fmt.Fprintln(s.out)
+			return false, interrupted
+		}
+		if interrupted {
+			return false, true
+		}
+	}
+	return false, false
+}
+
+func (s *shell) command(cmd shellCmd) (quit bool) {
+	if cmd == cmdHelp {
+		fmt.Fprint(s.out, shellHelp, "\n")
+	}
+	return cmd == cmdQuit
+}
+
+// execute runs one statement interactively and shows its result. Ctrl-C
+// cancels it.
+func (s *shell) execute(ctx context.Context, st Statement) (interrupted bool, err error) {
+	ctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	drain(s.interrupts) // a stray signal from before must not cancel this query
+	var hit atomic.Bool
+	stop := make(chan struct{})
+	var wg sync.WaitGroup
+	wg.Go(func() {
+		select {
+		case <-s.interrupts:
+			hit.Store(true)
+			cancel()
+		case <-stop:
+		}
+	})
+	defer func() {
+		close(stop)
+		wg.Wait()
+		interrupted = hit.Load()
+	}()
+
+	res, err := s.eng.Execute(ctx, st.Text, true)
+	if err != nil {
+		if hit.Load() {
+			fmt.Fprintln(s.out, "[INFO] Statement cancelled.")
+			return true, nil
+		}
+		return false, err
+	}
+	err = s.display(ctx, res)
+	fmt.Fprintln(s.out)
+	return false, err
+}
+
+// display shows a result: messages and static results as in a script,
+// continuous results as they arrive.
+func (s *shell) display(ctx context.Context, res *Result) error {
+	if res == nil || res.Rows == nil || res.Rows.Static {
+		return printResult(ctx, s.out, res, resultTable, false)
+	}
+	if res.Message != "" {
+		fmt.Fprintln(s.out, infoLine(res.Message))
+	}
+	rs := res.Rows
+	defer closeStream(rs)
+	if resultModeOf(s.eng.Config()) == resultTable && s.tty {
+		return liveTable(ctx, &liveView{w: s.out, size: s.size}, rs)
+	}
+	// Changelog and tableau modes, and table mode when the output cannot
+	// be redrawn: print every change as it comes.
+	return streamChanges(ctx, s.out, rs)
+}
+
+// printError prints "[ERROR] LINE:COL: message", the line of the entry
+// with a caret under the column, and the hint.
+func (s *shell) printError(input string, st Statement, err error) {
+	e, ok := sqlerr.As(err)
+	if !ok || !e.Pos.IsValid() {
+		msg := err.Error()
+		if ok {
+			msg = e.Message
+		}
+		fmt.Fprintf(s.out, "[ERROR] %s\n", msg)
+		printHint(s.out, e)
+		return
+	}
+	pos := sqlerr.Offset(e.Pos, st.Pos)
+	fmt.Fprintf(s.out, "[ERROR] %s: %s\n", pos, e.Message)
+	if line, ok := lineAt(input, pos.Line); ok {
+		fmt.Fprintf(s.out, "%s\n%s^\n", line, caretPad(line, pos.Col))
+	}
+	printHint(s.out, e)
+}
+
+func printHint(w io.Writer, e *sqlerr.Error) {
+	if e != nil && e.Hint != "" {
+		fmt.Fprintf(w, "Hint: %s\n", e.Hint)
+	}
+}
+
+// lineAt returns the 1-based line n of s.
+func lineAt(s string, n int) (string, bool) {
+	for line := range strings.Lines(s) {
+		if n--; n == 0 {
+			return strings.TrimRight(line, "\r\n"), true
+		}
+	}
+	return "", false
+}
+
+// caretPad returns the blanks that put a caret under column col of line,
+// keeping tabs so that the caret lines up.
+func caretPad(line string, col int) string {
+	var b strings.Builder
+	for _, r := range line {
+		if col--; col <= 0 {
+			break
+		}
+		if r == '\t' {
+			b.WriteByte('\t')
+		} else {
+			b.WriteByte(' ')
+		}
+	}
+	return b.String()
+}
+
+// drain empties a signal channel without blocking.
+func drain(ch <-chan os.Signal) {
+	for {
+		select {
+		case <-ch:
+		default:
+			return
+		}
+	}
+}

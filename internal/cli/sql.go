@@ -1,0 +1,247 @@
+package cli
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"os/signal"
+	"path/filepath"
+
+	"github.com/spf13/cobra"
+	"golang.org/x/term"
+)
+
+// DataDirEnv is the environment variable that sets the default data
+// directory.
+const DataDirEnv = "EDDY_DATA_DIR"
+
+// historyFile is the shell history's file name in the data directory.
+const historyFile = "sql_history"
+
+// DefaultDataDir returns the data directory used when --data-dir is not
+// given: $EDDY_DATA_DIR if set, else $XDG_DATA_HOME/eddy, else
+// ~/.local/share/eddy.
+func DefaultDataDir(lookupEnv func(string) (string, bool)) (string, error) {
+	if d, ok := lookupEnv(DataDirEnv); ok && d != "" {
+		return d, nil
+	}
+	if d, ok := lookupEnv("XDG_DATA_HOME"); ok && d != "" {
+		return filepath.Join(d, "eddy"), nil
+	}
+	home, ok := lookupEnv("HOME")
+	if !ok || home == "" {
+		var err error
+		if home, err = os.UserHomeDir(); err != nil {
+			return "", fmt.Errorf("no data directory: set --data-dir or $%s (%w)", DataDirEnv, err)
+		}
+	}
+	return filepath.Join(home, ".local", "share", "eddy"), nil
+}
+
+// sqlCommand holds the flags of `eddy sql`.
+type sqlCommand struct {
+	opts    Options
+	dataDir string
+	file    string
+	execute string
+	init    string
+	echo    bool
+}
+
+func newSQLCommand(opts Options) *cobra.Command {
+	c := &sqlCommand{opts: opts}
+	cmd := &cobra.Command{
+		Use:   "sql [--data-dir DIR] [-f FILE | -e STATEMENTS] [--init FILE]",
+		Short: "Run the SQL shell, or a SQL script",
+		Long: `Run the interactive SQL shell, or run the statements of a script (-f) or of
+the command line (-e) and exit.
+
+Statements end with ';'. A script runs its statements in order and prints
+each result. At the first error it prints FILE:LINE:COL: message (with -e as
+the file name for -e) and exits with status 1. In a script every statement
+first waits until the statements started before it have caught up with the
+data written so far, and a SELECT prints a snapshot of its result.
+
+In the shell a SELECT runs continuously until Ctrl-C. How results are shown
+is set per session:
+
+  SET 'sql-client.execution.result-mode' = 'table';      materialized table (default)
+  SET 'sql-client.execution.result-mode' = 'changelog';  every change with an op column
+  SET 'sql-client.execution.result-mode' = 'tableau';    same as changelog
+
+The data directory holds the catalog, the tables, all state and the shell
+history. It is --data-dir if given, else $EDDY_DATA_DIR, else
+$XDG_DATA_HOME/eddy, else ~/.local/share/eddy.`,
+		Example: `  # Start the interactive shell on the default data directory
+  eddy sql
+
+  # Run a script on a scratch data directory
+  eddy sql --data-dir /tmp/eddy -f pipeline.sql
+
+  # Run statements given on the command line
+  eddy sql -e "SHOW TABLES; DESCRIBE orders;"
+
+  # Run a setup script, then start the shell
+  eddy sql --init setup.sql
+
+  # Read the script from stdin
+  cat pipeline.sql | eddy sql -f -`,
+		Args: cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			err := c.run(cmd.Context())
+			if _, ok := errors.AsType[*ExitError](err); ok {
+				cmd.SilenceErrors = true // already reported
+			}
+			return err
+		},
+	}
+	f := cmd.Flags()
+	f.StringVar(&c.dataDir, "data-dir", "", "data directory (default $EDDY_DATA_DIR, $XDG_DATA_HOME/eddy or ~/.local/share/eddy)")
+	f.StringVarP(&c.file, "file", "f", "", "run the statements of `FILE` (- for stdin) and exit")
+	f.StringVarP(&c.execute, "execute", "e", "", "run `STATEMENTS` (separated by ';') and exit")
+	f.StringVarP(&c.init, "init", "i", "", "run the statements of `FILE` first, without printing messages")
+	f.BoolVar(&c.echo, "echo", false, "print each statement of a script before its result")
+	cmd.MarkFlagsMutuallyExclusive("file", "execute")
+	return cmd
+}
+
+// source is a script and the name its errors are reported with.
+type source struct {
+	name, text string
+}
+
+func (c *sqlCommand) run(ctx context.Context) error {
+	var scripts []source // init, then -f/-e
+	if c.init != "" {
+		s, err := c.read(c.init)
+		if err != nil {
+			return err
+		}
+		scripts = append(scripts, s)
+	}
+	interactive := c.file == "" && c.execute == ""
+	if !interactive {
+		s := source{name: "-e", text: c.execute}
+		if c.file != "" {
+			var err error
+			if s, err = c.read(c.file); err != nil {
+				return err
+			}
+		}
+		scripts = append(scripts, s)
+	}
+	dir := c.dataDir
+	if dir == "" {
+		var err error
+		if dir, err = DefaultDataDir(c.opts.LookupEnv); err != nil {
+			return err
+		}
+	}
+	return c.withEngine(ctx, dir, func(eng Engine) error {
+		return c.runAll(ctx, eng, dir, scripts, interactive)
+	})
+}
+
+// read reads a script file; "-" is stdin.
+func (c *sqlCommand) read(path string) (source, error) {
+	var b []byte
+	var err error
+	if path == "-" {
+		b, err = io.ReadAll(c.opts.Stdin)
+	} else {
+		b, err = os.ReadFile(path)
+	}
+	if err != nil {
+		return source{}, fmt.Errorf("reading script: %w", err)
+	}
+	return source{name: path, text: string(b)}, nil
+}
+
+// withEngine opens the engine, calls f and closes the engine.
+func (c *sqlCommand) withEngine(ctx context.Context, dir string, f func(Engine) error) (err error) {
+	if c.opts.OpenEngine == nil {
+		return errors.New("eddy sql: no engine is configured (Options.OpenEngine)")
+	}
+	eng, err := c.opts.OpenEngine(ctx, dir)
+	if err != nil {
+		return fmt.Errorf("opening data directory %s: %w", dir, err)
+	}
+	defer func() {
+		if cerr := eng.Close(); cerr != nil && err == nil {
+			err = fmt.Errorf("closing data directory %s: %w", dir, cerr)
+		}
+	}()
+	return f(eng)
+}
+
+func (c *sqlCommand) runAll(ctx context.Context, eng Engine, dir string, scripts []source, interactive bool) error {
+	sctx, stop := signal.NotifyContext(ctx, os.Interrupt) // Ctrl-C stops a script
+	for i, s := range scripts {
+		isInit := c.init != "" && i == 0
+		r := &script{eng: eng, out: c.opts.Stdout, errOut: c.opts.Stderr, quiet: isInit, echo: c.echo}
+		if err := r.run(sctx, s.name, s.text); err != nil {
+			stop()
+			return err
+		}
+	}
+	stop()
+	if !interactive {
+		return nil
+	}
+	return c.shell(ctx, eng, dir)
+}
+
+// shell runs the interactive shell: with line editing and a history file
+// when stdin and stdout are the process's terminal, reading plain lines
+// otherwise.
+func (c *sqlCommand) shell(ctx context.Context, eng Engine, dir string) error {
+	inFd, inTTY := terminalFd(c.opts.Stdin)
+	outFd, outTTY := terminalFd(c.opts.Stdout)
+	interrupts := make(chan os.Signal, 1)
+	signal.Notify(interrupts, os.Interrupt)
+	defer signal.Stop(interrupts)
+
+	var in inputReader
+	if inTTY && outTTY && inFd == os.Stdin.Fd() && outFd == os.Stdout.Fd() {
+		hist := ""
+		if err := os.MkdirAll(dir, 0o755); err != nil {
+			c.opts.Logger.Warn("no shell history", "err", err)
+		} else {
+			hist = filepath.Join(dir, historyFile)
+		}
+		in = newEditorReader(hist, c.opts.Logger)
+	} else {
+		in = newPlainReader(c.opts.Stdin, c.opts.Stdout, inTTY, interrupts)
+	}
+	defer in.Close()
+	sh := &shell{
+		eng:        eng,
+		out:        c.opts.Stdout,
+		in:         in,
+		interrupts: interrupts,
+		tty:        outTTY,
+		size:       func() (int, int) { return terminalSize(outFd) },
+		version:    c.opts.Version,
+	}
+	return sh.run(ctx)
+}
+
+// terminalFd returns the descriptor of v and whether it is a terminal.
+func terminalFd(v any) (uintptr, bool) {
+	f, ok := v.(*os.File)
+	if !ok {
+		return 0, false
+	}
+	return f.Fd(), term.IsTerminal(int(f.Fd()))
+}
+
+// terminalSize returns the terminal's width and height, 80x24 if unknown.
+func terminalSize(fd uintptr) (int, int) {
+	w, h, err := term.GetSize(int(fd))
+	if err != nil || w <= 0 || h <= 0 {
+		return 80, 24
+	}
+	return w, h
+}

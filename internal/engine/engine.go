@@ -1,0 +1,303 @@
+package engine
+
+import (
+	"context"
+	"crypto/rand"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"log/slog"
+	"os"
+	"sync"
+
+	"github.com/eddy-sql/eddy/internal/catalog"
+	"github.com/eddy-sql/eddy/internal/cli"
+	"github.com/eddy-sql/eddy/internal/logstore"
+	"github.com/eddy-sql/eddy/internal/runtime"
+	"github.com/eddy-sql/eddy/internal/sql/ast"
+	"github.com/eddy-sql/eddy/internal/sql/parser"
+	"github.com/eddy-sql/eddy/internal/sql/plan"
+	"github.com/eddy-sql/eddy/internal/sqlerr"
+	"github.com/eddy-sql/eddy/internal/store"
+	"github.com/eddy-sql/eddy/ptf"
+)
+
+// Options configure an engine.
+type Options struct {
+	// DataDir is the data directory; "" keeps everything in memory.
+	DataDir string
+	// Registry holds the functions CREATE FUNCTION can bind.
+	Registry *ptf.Registry
+	// Logger receives debug logs. Default: discard.
+	Logger *slog.Logger
+	// Clock supplies processing time. Default: the system clock.
+	Clock runtime.Clock
+}
+
+// Engine is an embedded engine with one SQL session.
+type Engine struct {
+	db     *store.DB
+	logs   *logstore.Store
+	cat    *catalog.Catalog
+	reg    *ptf.Registry
+	sess   *plan.Session
+	env    runtime.Env
+	logger *slog.Logger
+
+	mu   sync.Mutex
+	jobs []*runtime.Job
+}
+
+var _ cli.Engine = (*Engine)(nil)
+
+// catalogKV adapts the store to catalog.KV with synced writes.
+type catalogKV struct{ db *store.DB }
+
+func (k catalogKV) Get(key []byte) ([]byte, bool, error) { return k.db.Get(key) }
+func (k catalogKV) Set(key, val []byte) error            { return k.db.Set(key, val) }
+func (k catalogKV) Delete(key []byte) error              { return k.db.Delete(key) }
+func (k catalogKV) Scan(prefix []byte, fn func(key, val []byte) error) error {
+	return k.db.Scan(prefix, fn)
+}
+
+// Open opens (or creates) the data directory.
+func Open(ctx context.Context, opts Options) (*Engine, error) {
+	if opts.Logger == nil {
+		opts.Logger = slog.New(slog.DiscardHandler)
+	}
+	if opts.Clock == nil {
+		opts.Clock = runtime.SystemClock{}
+	}
+	if opts.Registry == nil {
+		opts.Registry = ptf.NewRegistry()
+	}
+	if opts.DataDir != "" {
+		if err := os.MkdirAll(opts.DataDir, 0o755); err != nil {
+			return nil, fmt.Errorf("creating data directory %s: %w", opts.DataDir, err)
+		}
+	}
+	db, err := store.Open(opts.DataDir, store.Options{Logger: opts.Logger})
+	if err != nil {
+		return nil, fmt.Errorf("opening data directory %s: %w", opts.DataDir, err)
+	}
+	logs, err := logstore.New(db)
+	if err != nil {
+		db.Close()
+		return nil, fmt.Errorf("opening logs: %w", err)
+	}
+	cat, err := catalog.Open(catalogKV{db}, string([]byte{store.PrefixCatalog}))
+	if err != nil {
+		db.Close()
+		return nil, fmt.Errorf("opening catalog: %w", err)
+	}
+	e := &Engine{
+		db: db, logs: logs, cat: cat, reg: opts.Registry, logger: opts.Logger,
+		sess: &plan.Session{Catalog: catalog.DefaultCatalog, Database: catalog.DefaultDatabase, Config: map[string]string{}},
+		env:  runtime.Env{DB: db, Logs: logs, Clock: opts.Clock, Logger: opts.Logger},
+	}
+	return e, nil
+}
+
+// Config returns the session configuration.
+func (e *Engine) Config() map[string]string { return e.sess.Config }
+
+// Close stops running jobs and closes the data directory.
+func (e *Engine) Close() error {
+	e.mu.Lock()
+	jobs := e.jobs
+	e.jobs = nil
+	e.mu.Unlock()
+	for _, j := range jobs {
+		j.Cancel()
+	}
+	var errs []error
+	for _, j := range jobs {
+		if err := j.Wait(); err != nil && !errors.Is(err, context.Canceled) {
+			errs = append(errs, err)
+		}
+	}
+	errs = append(errs, e.db.Close())
+	return errors.Join(errs...)
+}
+
+func (e *Engine) planner() *plan.Planner {
+	return &plan.Planner{Catalog: e.cat, Registry: e.reg, Session: e.sess}
+}
+
+func newID() string {
+	b := make([]byte, 8)
+	_, _ = rand.Read(b)
+	return hex.EncodeToString(b)
+}
+
+// Execute runs one statement.
+func (e *Engine) Execute(ctx context.Context, sql string, interactive bool) (*cli.Result, error) {
+	stmt, err := parser.ParseStatement(sql)
+	if err != nil {
+		return nil, err
+	}
+	if !interactive {
+		if err := e.syncJobs(ctx); err != nil {
+			return nil, err
+		}
+	}
+	return e.execute(ctx, stmt, interactive)
+}
+
+func (e *Engine) execute(ctx context.Context, stmt ast.Statement, interactive bool) (*cli.Result, error) {
+	switch s := stmt.(type) {
+	case *ast.CreateTable:
+		return e.createTable(ctx, s)
+	case *ast.DropTable:
+		return e.dropTable(s)
+	case *ast.Insert:
+		return e.insert(ctx, s)
+	case ast.Query:
+		return e.query(ctx, s, interactive)
+	case *ast.CreateFunction:
+		return e.createFunction(s)
+	case *ast.DropFunction:
+		return e.dropFunction(s)
+	case *ast.Set:
+		return e.set(s)
+	case *ast.Reset:
+		return e.reset(s)
+	case *ast.UseCatalog:
+		if !e.cat.HasCatalog(s.Name.Name) {
+			return nil, sqlerr.Newf(sqlerr.UnknownCatalog, "Catalog '%s' does not exist", s.Name.Name).At(s.Name.Pos()).
+				WithHint("create it with CREATE CATALOG %s, or see SHOW CATALOGS", s.Name.Name)
+		}
+		e.sess.Catalog = s.Name.Name
+		if dbs := e.cat.Databases(s.Name.Name); len(dbs) > 0 {
+			e.sess.Database = dbs[0]
+			if e.cat.HasDatabase(s.Name.Name, catalog.DefaultDatabase) {
+				e.sess.Database = catalog.DefaultDatabase
+			}
+		}
+		return ok()
+	case *ast.UseDatabase:
+		parts := s.Name.Names()
+		cat, db := e.sess.Catalog, parts[len(parts)-1]
+		if len(parts) == 2 {
+			cat = parts[0]
+		}
+		if !e.cat.HasDatabase(cat, db) {
+			return nil, sqlerr.Newf(sqlerr.UnknownDatabase, "Database '%s' does not exist in catalog '%s'", db, cat).At(s.Name.Pos()).
+				WithHint("create it with CREATE DATABASE %s, or see SHOW DATABASES", db)
+		}
+		e.sess.Catalog, e.sess.Database = cat, db
+		return ok()
+	case *ast.CreateCatalog:
+		err := e.cat.CreateCatalog(&catalog.CatalogInfo{Name: s.Name.Name, Options: options(s.Options)})
+		if errors.Is(err, catalog.ErrExists) {
+			if s.IfNotExists {
+				return ok()
+			}
+			return nil, sqlerr.Newf(sqlerr.DuplicateObject, "Catalog '%s' already exists", s.Name.Name).At(s.Name.Pos())
+		}
+		if err != nil {
+			return nil, err
+		}
+		// Every catalog starts with a default database, as in Flink.
+		if err := e.cat.CreateDatabase(&catalog.Database{Catalog: s.Name.Name, Name: catalog.DefaultDatabase}); err != nil {
+			return nil, err
+		}
+		return ok()
+	case *ast.CreateDatabase:
+		parts := s.Name.Names()
+		cat, db := e.sess.Catalog, parts[len(parts)-1]
+		if len(parts) == 2 {
+			cat = parts[0]
+		}
+		err := e.cat.CreateDatabase(&catalog.Database{Catalog: cat, Name: db})
+		switch {
+		case errors.Is(err, catalog.ErrExists):
+			if s.IfNotExists {
+				return ok()
+			}
+			return nil, sqlerr.Newf(sqlerr.DuplicateObject, "Database '%s.%s' already exists", cat, db).At(s.Name.Pos())
+		case errors.Is(err, catalog.ErrNotFound):
+			return nil, sqlerr.Newf(sqlerr.UnknownCatalog, "Catalog '%s' does not exist", cat).At(s.Name.Pos()).
+				WithHint("create it first with CREATE CATALOG %s", cat)
+		case err != nil:
+			return nil, err
+		}
+		return ok()
+	case *ast.Show:
+		return e.show(s)
+	case *ast.Describe:
+		return e.describe(s)
+	case *ast.ShowCreateTable:
+		return e.showCreateTable(s)
+	case *ast.Explain:
+		return e.explain(s)
+	case *ast.AddJar:
+		return nil, sqlerr.Newf(sqlerr.Unsupported, "ADD JAR is not supported: Eddy runs functions written in Go, not Java").At(s.Pos()).
+			WithHint("compile your functions into an eddy binary with eddy.Main(eddy.WithFunctions(...)); see examples/custom-binary")
+	}
+	return nil, sqlerr.Newf(sqlerr.Unsupported, "This statement is not supported yet: %s", ast.Format(stmt)).At(stmt.Pos())
+}
+
+func ok() (*cli.Result, error) { return &cli.Result{Message: "Execute statement succeeded."}, nil }
+
+func options(opts []*ast.Option) map[string]string {
+	m := map[string]string{}
+	for _, o := range opts {
+		m[o.Key.Value] = o.Value.Value
+	}
+	return m
+}
+
+// startJob starts a job and remembers it for syncJobs and Close.
+func (e *Engine) startJob(ctx context.Context, p *plan.QueryPlan, bounded bool) (*runtime.Job, error) {
+	job, err := runtime.Start(context.WithoutCancel(ctx), e.env, p.Job, runtime.Options{ID: newID(), Bounded: bounded})
+	if err != nil {
+		return nil, err
+	}
+	if !bounded {
+		e.mu.Lock()
+		e.jobs = append(e.jobs, job)
+		e.mu.Unlock()
+	}
+	return job, nil
+}
+
+// syncJobs waits until every running job has caught up with all data
+// written so far, repeating while jobs feed each other.
+func (e *Engine) syncJobs(ctx context.Context) error {
+	e.mu.Lock()
+	jobs := append([]*runtime.Job(nil), e.jobs...)
+	e.mu.Unlock()
+	if len(jobs) == 0 {
+		return nil
+	}
+	for round := 0; round < 100; round++ {
+		before := e.totalRecords()
+		for _, j := range jobs {
+			if err := j.Sync(ctx); err != nil {
+				return sqlerr.Newf(sqlerr.Runtime, "A running statement failed: %v", err).
+					WithHint("fix the statement and run it again; the failed job was stopped")
+			}
+		}
+		if e.totalRecords() == before {
+			return nil
+		}
+	}
+	return nil
+}
+
+// totalRecords counts the records committed to all logs, to tell whether a
+// round of syncing produced new data.
+func (e *Engine) totalRecords() int64 {
+	var n int64
+	for _, l := range e.logs.Logs() {
+		ends, err := e.logs.EndOffsets(l)
+		if err != nil {
+			continue
+		}
+		for _, o := range ends {
+			n += o
+		}
+	}
+	return n
+}

@@ -1,0 +1,197 @@
+package engine
+
+import (
+	"fmt"
+	"sort"
+	"strings"
+
+	"github.com/eddy-sql/eddy/internal/catalog"
+	"github.com/eddy-sql/eddy/internal/cli"
+	"github.com/eddy-sql/eddy/internal/jobgraph"
+	"github.com/eddy-sql/eddy/internal/sql/ast"
+	"github.com/eddy-sql/eddy/internal/sqlerr"
+)
+
+func sortedKeys(m map[string]string) []string {
+	out := make([]string, 0, len(m))
+	for k := range m {
+		out = append(out, k)
+	}
+	sort.Strings(out)
+	return out
+}
+
+func column(name string, vals []string) *cli.Result {
+	rows := make([][]string, len(vals))
+	for i, v := range vals {
+		rows[i] = []string{v}
+	}
+	return staticResult(stringSchema(name), stringRows(rows))
+}
+
+func (e *Engine) show(s *ast.Show) (*cli.Result, error) {
+	switch s.What {
+	case ast.ShowCatalogs:
+		return column("catalog name", e.cat.Catalogs()), nil
+	case ast.ShowDatabases:
+		return column("database name", e.cat.Databases(e.sess.Catalog)), nil
+	case ast.ShowTables:
+		return column("table name", e.cat.Tables(e.sess.Catalog, e.sess.Database)), nil
+	case ast.ShowFunctions:
+		var rows [][]string
+		for _, n := range e.cat.Functions(e.sess.Catalog, e.sess.Database) {
+			f, _ := e.cat.Function(e.sess.Catalog, e.sess.Database, n)
+			doc := ""
+			if d, ok := e.reg.Lookup(f.ID); ok {
+				doc = d.Doc
+			}
+			rows = append(rows, []string{n, f.ID, doc})
+		}
+		return staticResult(stringSchema("function name", "id", "description"), stringRows(rows)), nil
+	case ast.ShowCurrentCatalog:
+		return column("current catalog name", []string{e.sess.Catalog}), nil
+	case ast.ShowCurrentDatabase:
+		return column("current database name", []string{e.sess.Database}), nil
+	}
+	return nil, sqlerr.Newf(sqlerr.Unsupported, "SHOW %s is not supported", s.What).At(s.Pos())
+}
+
+func (e *Engine) describe(s *ast.Describe) (*cli.Result, error) {
+	t, err := e.planner().ResolveTable(s.Name)
+	if err != nil {
+		return nil, err
+	}
+	var rows [][]string
+	for _, c := range t.Columns {
+		null := "TRUE"
+		if c.Type.NotNull {
+			null = "FALSE"
+		}
+		key := ""
+		for _, k := range t.PrimaryKey {
+			if k == c.Name {
+				key = fmt.Sprintf("PRI(%s)", strings.Join(t.PrimaryKey, ", "))
+			}
+		}
+		extras := ""
+		switch c.Kind {
+		case catalog.Computed:
+			extras = "AS " + c.Expr
+		case catalog.Metadata:
+			extras = "METADATA"
+			if c.MetadataKey != "" {
+				extras += " FROM '" + c.MetadataKey + "'"
+			}
+			if c.Virtual {
+				extras += " VIRTUAL"
+			}
+		}
+		typ := c.Type.Nullable().String()
+		wm := ""
+		if t.Watermark != nil && t.Watermark.Column == c.Name {
+			typ += " *ROWTIME*"
+			wm = t.Watermark.Expr
+		}
+		rows = append(rows, []string{c.Name, typ, null, key, extras, wm})
+	}
+	return staticResult(stringSchema("name", "type", "null", "key", "extras", "watermark"), stringRows(rows)), nil
+}
+
+func (e *Engine) showCreateTable(s *ast.ShowCreateTable) (*cli.Result, error) {
+	t, err := e.planner().ResolveTable(s.Name)
+	if err != nil {
+		return nil, err
+	}
+	return &cli.Result{Message: "\n" + CreateTableSQL(t)}, nil
+}
+
+// CreateTableSQL renders the DDL of a table.
+func CreateTableSQL(t *catalog.Table) string {
+	var b strings.Builder
+	fmt.Fprintf(&b, "CREATE TABLE %s (\n", ast.QuoteIdent(t.Catalog)+"."+ast.QuoteIdent(t.Database)+"."+ast.QuoteIdent(t.Name))
+	var lines []string
+	for _, c := range t.Columns {
+		line := "  " + ast.QuoteIdent(c.Name) + " "
+		switch c.Kind {
+		case catalog.Computed:
+			line += "AS " + c.Expr
+		case catalog.Metadata:
+			line += c.Type.String() + " METADATA"
+			if c.MetadataKey != "" {
+				line += " FROM '" + c.MetadataKey + "'"
+			}
+			if c.Virtual {
+				line += " VIRTUAL"
+			}
+		default:
+			line += c.Type.String()
+		}
+		if c.Comment != "" {
+			line += " COMMENT '" + strings.ReplaceAll(c.Comment, "'", "''") + "'"
+		}
+		lines = append(lines, line)
+	}
+	if t.Watermark != nil {
+		lines = append(lines, fmt.Sprintf("  WATERMARK FOR %s AS %s", ast.QuoteIdent(t.Watermark.Column), t.Watermark.Expr))
+	}
+	if len(t.PrimaryKey) > 0 {
+		var ks []string
+		for _, k := range t.PrimaryKey {
+			ks = append(ks, ast.QuoteIdent(k))
+		}
+		lines = append(lines, fmt.Sprintf("  PRIMARY KEY (%s) NOT ENFORCED", strings.Join(ks, ", ")))
+	}
+	b.WriteString(strings.Join(lines, ",\n"))
+	b.WriteString("\n)")
+	if t.Comment != "" {
+		fmt.Fprintf(&b, "\nCOMMENT '%s'", strings.ReplaceAll(t.Comment, "'", "''"))
+	}
+	if d := t.Distribution; d != nil {
+		if len(d.Columns) > 0 {
+			var cs []string
+			for _, c := range d.Columns {
+				cs = append(cs, ast.QuoteIdent(c))
+			}
+			fmt.Fprintf(&b, "\nDISTRIBUTED BY (%s) INTO %d BUCKETS", strings.Join(cs, ", "), d.Buckets)
+		} else {
+			fmt.Fprintf(&b, "\nDISTRIBUTED INTO %d BUCKETS", d.Buckets)
+		}
+	}
+	if len(t.Options) > 0 {
+		var opts []string
+		for _, k := range sortedKeys(t.Options) {
+			opts = append(opts, fmt.Sprintf("  '%s' = '%s'", k, strings.ReplaceAll(t.Options[k], "'", "''")))
+		}
+		fmt.Fprintf(&b, "\nWITH (\n%s\n)", strings.Join(opts, ",\n"))
+	}
+	return b.String()
+}
+
+func (e *Engine) explain(s *ast.Explain) (*cli.Result, error) {
+	p := e.planner()
+	var job *jobgraph.Job
+	switch st := s.Statement.(type) {
+	case ast.Query:
+		q, err := p.PlanSelect(st)
+		if err != nil {
+			return nil, err
+		}
+		job = q.Job
+	case *ast.Insert:
+		t, err := p.ResolveTable(st.Table)
+		if err != nil {
+			return nil, err
+		}
+		if _, isValues := st.Query.(*ast.Values); isValues {
+			return &cli.Result{Message: "\nValues -> Sink(" + t.FullName() + ")"}, nil
+		}
+		q, err := p.PlanInsert(t, st.Columns, st.Query, st.Query.Pos())
+		if err != nil {
+			return nil, err
+		}
+		job = q.Job
+	default:
+		return nil, sqlerr.Newf(sqlerr.Unsupported, "EXPLAIN supports queries and INSERT statements").At(s.Statement.Pos())
+	}
+	return &cli.Result{Message: "\n" + jobgraph.Explain(job)}, nil
+}

@@ -1,0 +1,219 @@
+package engine
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"regexp"
+	"strings"
+
+	"github.com/eddy-sql/eddy/internal/catalog"
+	"github.com/eddy-sql/eddy/internal/cli"
+	"github.com/eddy-sql/eddy/internal/sql/ast"
+	"github.com/eddy-sql/eddy/internal/sql/plan"
+	"github.com/eddy-sql/eddy/internal/sqlerr"
+	"github.com/eddy-sql/eddy/types"
+)
+
+func (e *Engine) createTable(ctx context.Context, s *ast.CreateTable) (*cli.Result, error) {
+	p := e.planner()
+	var q *plan.QueryPlan
+	var schema *types.Schema
+	if s.Query != nil {
+		var err error
+		if q, err = p.PlanSelect(s.Query); err != nil {
+			return nil, err
+		}
+		schema = q.Schema
+	}
+	t, err := p.TableFromDDL(s, schema)
+	if err != nil {
+		return nil, err
+	}
+	if _, exists := e.cat.Table(t.Catalog, t.Database, t.Name); exists {
+		if s.IfNotExists && s.Query == nil {
+			return ok()
+		}
+		return nil, sqlerr.Newf(sqlerr.DuplicateObject, "Table '%s' already exists in %s.%s", t.Name, t.Catalog, t.Database).At(s.Name.Pos()).
+			WithHint("use CREATE TABLE IF NOT EXISTS, or DROP TABLE %s first", t.Name)
+	}
+	t.Log = t.FullName() + "#" + newID()
+	if err := e.logs.CreateLog(t.Log, t.Buckets()); err != nil {
+		return nil, fmt.Errorf("creating the log of %s: %w", t.Name, err)
+	}
+	if err := e.cat.CreateTable(t); err != nil {
+		return nil, err
+	}
+	if s.Query == nil {
+		return ok()
+	}
+	ins, err := p.PlanInsert(t, nil, s.Query, s.Query.Pos())
+	if err != nil {
+		_ = e.cat.DropTable(t.Catalog, t.Database, t.Name)
+		_ = e.logs.DropLog(t.Log)
+		return nil, err
+	}
+	if _, err := e.startJob(ctx, ins, false); err != nil {
+		return nil, err
+	}
+	return &cli.Result{Message: fmt.Sprintf("Table '%s' has been created and a job writing into it is running.", t.Name)}, nil
+}
+
+func (e *Engine) dropTable(s *ast.DropTable) (*cli.Result, error) {
+	p := e.planner()
+	t, err := p.ResolveTable(s.Name)
+	if err != nil {
+		if s.IfExists {
+			return ok()
+		}
+		return nil, err
+	}
+	if err := e.cat.DropTable(t.Catalog, t.Database, t.Name); err != nil {
+		return nil, err
+	}
+	if t.Log != "" {
+		if err := e.logs.DropLog(t.Log); err != nil {
+			return nil, fmt.Errorf("dropping the log of %s: %w", t.Name, err)
+		}
+	}
+	return ok()
+}
+
+func (e *Engine) insert(ctx context.Context, s *ast.Insert) (*cli.Result, error) {
+	p := e.planner()
+	t, err := p.ResolveTable(s.Table)
+	if err != nil {
+		return nil, err
+	}
+	if v, isValues := s.Query.(*ast.Values); isValues {
+		rows, err := p.PlanValues(t, s.Columns, v)
+		if err != nil {
+			return nil, err
+		}
+		if err := e.appendRows(t, rows); err != nil {
+			return nil, err
+		}
+		return &cli.Result{Message: fmt.Sprintf("Inserted %d rows into %s.", len(rows), t.Name)}, nil
+	}
+	q, err := p.PlanInsert(t, s.Columns, s.Query, s.Query.Pos())
+	if err != nil {
+		return nil, err
+	}
+	if _, err := e.startJob(ctx, q, false); err != nil {
+		return nil, err
+	}
+	return &cli.Result{Message: fmt.Sprintf("Submitted INSERT INTO %s: the job runs in the background.", t.Name)}, nil
+}
+
+func (e *Engine) query(ctx context.Context, q ast.Query, interactive bool) (*cli.Result, error) {
+	p := e.planner()
+	qp, err := p.PlanSelect(q)
+	if err != nil {
+		return nil, err
+	}
+	job, err := e.startJob(ctx, qp, !interactive)
+	if err != nil {
+		return nil, err
+	}
+	return jobResult(job, qp.Schema, qp.Key, qp.Job.Limit), nil
+}
+
+var functionIDPattern = regexp.MustCompile(`^[A-Za-z_][A-Za-z0-9_$]*(\.[A-Za-z_][A-Za-z0-9_$]*)*$`)
+
+func (e *Engine) createFunction(s *ast.CreateFunction) (*cli.Result, error) {
+	if len(s.Resources) > 0 {
+		return nil, sqlerr.Newf(sqlerr.Unsupported, "USING JAR is not supported: Eddy runs process table functions written in Go, compiled into the eddy binary").
+			At(s.Resources[0].Pos()).
+			WithHint("drop the USING JAR clause and bind a registered function id, e.g. CREATE FUNCTION %s AS 'examples.%s'; to add your own functions build a binary with eddy.Main(eddy.WithFunctions(...)) (see examples/custom-binary)",
+				s.Name.Last().Name, s.Name.Last().Name)
+	}
+	if l := strings.ToUpper(s.Language); l != "" && l != "JAVA" && l != "GO" {
+		return nil, sqlerr.Newf(sqlerr.Unsupported, "LANGUAGE %s is not supported: functions are written in Go", s.Language).At(s.LanguagePos)
+	}
+	id := s.Identifier.Value
+	if _, found := e.reg.Lookup(id); !found {
+		err := sqlerr.Newf(sqlerr.UnknownFunction, "No function is registered under the id '%s' in this eddy binary", id).At(s.Identifier.Pos())
+		if !functionIDPattern.MatchString(id) {
+			return nil, err.WithHint("ids are dotted names such as 'examples.Median'; registered ids: %s", strings.Join(e.reg.IDs(), ", "))
+		}
+		return nil, err.WithHint("registered ids: %s", strings.Join(e.reg.IDs(), ", "))
+	}
+	p := e.planner()
+	parts := s.Name.Names()
+	cat, db := p.Session.Catalog, p.Session.Database
+	switch len(parts) {
+	case 2:
+		db = parts[0]
+	case 3:
+		cat, db = parts[0], parts[1]
+	}
+	f := &catalog.Function{Catalog: cat, Database: db, Name: s.Name.Last().Name, ID: id, Temporary: s.Temporary}
+	if err := e.cat.CreateFunction(f); err != nil {
+		if errors.Is(err, catalog.ErrExists) {
+			if s.IfNotExists {
+				return ok()
+			}
+			return nil, sqlerr.Newf(sqlerr.DuplicateObject, "Function '%s' already exists in %s.%s", f.Name, cat, db).At(s.Name.Pos()).
+				WithHint("use CREATE FUNCTION IF NOT EXISTS, or DROP FUNCTION %s first", f.Name)
+		}
+		return nil, err
+	}
+	return ok()
+}
+
+func (e *Engine) dropFunction(s *ast.DropFunction) (*cli.Result, error) {
+	parts := s.Name.Names()
+	cat, db := e.sess.Catalog, e.sess.Database
+	switch len(parts) {
+	case 2:
+		db = parts[0]
+	case 3:
+		cat, db = parts[0], parts[1]
+	}
+	if err := e.cat.DropFunction(cat, db, s.Name.Last().Name); err != nil {
+		if errors.Is(err, catalog.ErrNotFound) {
+			if s.IfExists {
+				return ok()
+			}
+			return nil, sqlerr.Newf(sqlerr.UnknownFunction, "Function '%s' does not exist", s.Name).At(s.Name.Pos())
+		}
+		return nil, err
+	}
+	return ok()
+}
+
+var resultModes = map[string]bool{"table": true, "changelog": true, "tableau": true}
+
+func (e *Engine) set(s *ast.Set) (*cli.Result, error) {
+	if s.Key == nil {
+		var rows [][]string
+		for _, k := range sortedKeys(e.sess.Config) {
+			rows = append(rows, []string{k, e.sess.Config[k]})
+		}
+		return staticResult(stringSchema("key", "value"), stringRows(rows)), nil
+	}
+	k, v := s.Key.Value, s.Value.Value
+	switch k {
+	case "sql-client.execution.result-mode":
+		if !resultModes[strings.ToLower(v)] {
+			return nil, sqlerr.Newf(sqlerr.InvalidOption, "Invalid result mode '%s'", v).At(s.Value.Pos()).
+				WithHint("use 'table', 'changelog' or 'tableau'")
+		}
+		v = strings.ToLower(v)
+	case "table.exec.state.ttl":
+		if _, err := plan.ParseDuration(v); err != nil {
+			return nil, sqlerr.Newf(sqlerr.InvalidOption, "Invalid '%s': %v", k, err).At(s.Value.Pos())
+		}
+	}
+	e.sess.Config[k] = v
+	return &cli.Result{Message: "Session property has been set."}, nil
+}
+
+func (e *Engine) reset(s *ast.Reset) (*cli.Result, error) {
+	if s.Key == nil {
+		e.sess.Config = map[string]string{}
+	} else {
+		delete(e.sess.Config, s.Key.Value)
+	}
+	return &cli.Result{Message: "Session property has been reset."}, nil
+}

@@ -1,0 +1,369 @@
+package expr
+
+import (
+	"math"
+	"strings"
+	"unicode/utf8"
+
+	"github.com/eddy-sql/eddy/internal/sqlerr"
+	"github.com/eddy-sql/eddy/types"
+)
+
+// Call returns a call of the built-in function name (case-insensitive):
+//
+//	COALESCE(a, b, ...)          first non-NULL argument (lazy)
+//	NULLIF(a, b)                 NULL if a = b, else a
+//	IF(cond, a, b)               a if cond is TRUE, else b
+//	UPPER(s), LOWER(s)
+//	SUBSTRING(s, from [, len])   1-based; negative from counts from the end;
+//	                             NULL for a negative len (also SUBSTR)
+//	CHAR_LENGTH(s)               characters, as INT (also CHARACTER_LENGTH)
+//	CONCAT(s1, s2, ...)          NULL if any argument is NULL
+//	TRIM(s [, chars])            both ends; chars defaults to ' ' and is a
+//	LTRIM(s [, chars])           set of characters. TRIM(LEADING c FROM s)
+//	RTRIM(s [, chars])           maps to LTRIM(s, c), TRAILING to RTRIM.
+//	ABS(n)                       same type; integers wrap like Java
+//	MOD(a, b)                    a % b on exact numbers
+//
+// An unknown name gives an error with code sqlerr.UnknownFunction ("unknown
+// function 'FOO'"), a wrong argument count sqlerr.InvalidFunction and bad
+// argument types sqlerr.TypeMismatch.
+func Call(name string, args ...Expr) (Expr, error) {
+	for _, a := range args {
+		if a == nil {
+			return nil, errNilArg(name)
+		}
+	}
+	fn := strings.ToUpper(name)
+	switch fn {
+	case "COALESCE":
+		if err := arity(fn, args, 1, -1); err != nil {
+			return nil, err
+		}
+		return newCoalesce(args)
+	case "NULLIF":
+		if err := arity(fn, args, 2, 2); err != nil {
+			return nil, err
+		}
+		return newNullIf(args[0], args[1])
+	case "IF":
+		if err := arity(fn, args, 3, 3); err != nil {
+			return nil, err
+		}
+		e, err := Case(nil, args[:1], args[1:2], args[2])
+		if err != nil {
+			return nil, argTypeError(fn, args)
+		}
+		return &renamed{Expr: e, name: fn, args: args}, nil
+	case "MOD":
+		if err := arity(fn, args, 2, 2); err != nil {
+			return nil, err
+		}
+		e, err := newArith('%', args[0], args[1])
+		if err != nil {
+			return nil, argTypeError(fn, args)
+		}
+		return &renamed{Expr: e, name: fn, args: args}, nil
+	case "CONCAT":
+		if err := arity(fn, args, 1, -1); err != nil {
+			return nil, err
+		}
+		for _, a := range args {
+			if !isStringish(a.Type()) {
+				return nil, argTypeError(fn, args)
+			}
+		}
+		return newConcat(false, args), nil
+	case "ABS":
+		if err := arity(fn, args, 1, 1); err != nil {
+			return nil, err
+		}
+		t := args[0].Type()
+		if !t.IsNumeric() {
+			return nil, argTypeError(fn, args)
+		}
+		return newStrict(fn, args, t, func(a [3]types.Value) (types.Value, bool) {
+			return absValue(a[0], t), true
+		}), nil
+	}
+	if f, ok := stringFuncs[fn]; ok {
+		return f(fn, args)
+	}
+	return nil, sqlerr.Newf(sqlerr.UnknownFunction, "unknown function '%s'", name)
+}
+
+// arity checks the argument count; hi < 0 means unbounded.
+func arity(fn string, args []Expr, lo, hi int) error {
+	n := len(args)
+	if n >= lo && (hi < 0 || n <= hi) {
+		return nil
+	}
+	var want string
+	switch {
+	case hi < 0:
+		want = "at least " + itoa(lo)
+	case lo == hi:
+		want = itoa(lo)
+	case hi == lo+1:
+		want = itoa(lo) + " or " + itoa(hi)
+	default:
+		want = itoa(lo) + " to " + itoa(hi)
+	}
+	return sqlerr.Newf(sqlerr.InvalidFunction,
+		"invalid number of arguments to function '%s': expected %s, got %d", fn, want, n)
+}
+
+func itoa(n int) string { return string(appendPad(nil, int64(n), 1)) }
+
+func argTypeError(fn string, args []Expr) error {
+	ts := make([]string, len(args))
+	for i, a := range args {
+		ts[i] = typeString(a.Type())
+	}
+	return typeErrorf("cannot apply '%s' to arguments of type %s", fn, strings.Join(ts, ", "))
+}
+
+// renamed renders a desugared expression as the function call it came from.
+type renamed struct {
+	Expr
+	name string
+	args []Expr
+}
+
+func (r *renamed) String() string { return r.name + "(" + joinExprs(r.args) + ")" }
+
+// strictExpr is a function of up to three arguments that returns NULL when
+// any argument is NULL. fn reports ok false to return NULL.
+type strictExpr struct {
+	name string
+	args []Expr
+	t    types.Type
+	fn   func(a [3]types.Value) (types.Value, bool)
+}
+
+func newStrict(name string, args []Expr, t types.Type, fn func(a [3]types.Value) (types.Value, bool)) *strictExpr {
+	nn := true
+	for _, a := range args {
+		nn = nn && a.Type().NotNull
+	}
+	return &strictExpr{name: name, args: args, t: withNull(t, nn && t.NotNull), fn: fn}
+}
+
+func (s *strictExpr) Type() types.Type { return s.t }
+func (s *strictExpr) String() string   { return s.name + "(" + joinExprs(s.args) + ")" }
+
+func (s *strictExpr) Eval(row []types.Value) (types.Value, error) {
+	var a [3]types.Value
+	for i, e := range s.args {
+		v, err := e.Eval(row)
+		if err != nil || v.IsNull() {
+			return types.Null, err
+		}
+		a[i] = v
+	}
+	v, ok := s.fn(a)
+	if !ok {
+		return types.Null, nil
+	}
+	return v, nil
+}
+
+// stringFuncs builds the string functions.
+var stringFuncs = map[string]func(fn string, args []Expr) (Expr, error){
+	"UPPER":            caseFunc(strings.ToUpper),
+	"LOWER":            caseFunc(strings.ToLower),
+	"SUBSTRING":        newSubstring,
+	"SUBSTR":           newSubstring,
+	"CHAR_LENGTH":      newCharLength,
+	"CHARACTER_LENGTH": newCharLength,
+	"TRIM":             trimFunc(true, true),
+	"LTRIM":            trimFunc(true, false),
+	"RTRIM":            trimFunc(false, true),
+}
+
+// stringArgs checks that args[i] is a string for i in strs and an integer
+// for the others.
+func stringArgs(fn string, args []Expr, strs ...int) error {
+	for i, a := range args {
+		t := a.Type()
+		want := isStringish(t)
+		isStr := false
+		for _, j := range strs {
+			isStr = isStr || i == j
+		}
+		if !isStr {
+			want = t.IsInteger() || t.ID == types.TypeNull
+		}
+		if !want {
+			return argTypeError(fn, args)
+		}
+	}
+	return nil
+}
+
+// resultString is the VARCHAR type of a function returning (part of) a
+// string of type t.
+func resultString(t types.Type) types.Type {
+	if t.ID == types.TypeNull {
+		return types.String.NonNull()
+	}
+	return types.VarChar(t.Length).NonNull()
+}
+
+func caseFunc(f func(string) string) func(string, []Expr) (Expr, error) {
+	return func(fn string, args []Expr) (Expr, error) {
+		if err := arity(fn, args, 1, 1); err != nil {
+			return nil, err
+		}
+		if err := stringArgs(fn, args, 0); err != nil {
+			return nil, err
+		}
+		t := args[0].Type()
+		if t.ID == types.TypeNull {
+			t = types.String
+		}
+		return newStrict(fn, args, t.NonNull(), func(a [3]types.Value) (types.Value, bool) {
+			return types.NewString(f(a[0].Str())), true
+		}), nil
+	}
+}
+
+func newSubstring(fn string, args []Expr) (Expr, error) {
+	if err := arity(fn, args, 2, 3); err != nil {
+		return nil, err
+	}
+	if err := stringArgs(fn, args, 0); err != nil {
+		return nil, err
+	}
+	t := resultString(args[0].Type())
+	if len(args) == 3 {
+		// A negative length gives NULL, so the result is nullable unless the
+		// length is a non-negative literal.
+		l, ok := args[2].(*litExpr)
+		t.NotNull = ok && !l.v.IsNull() && l.v.Int() >= 0
+	}
+	return newStrict("SUBSTRING", args, t, func(a [3]types.Value) (types.Value, bool) {
+		length := int64(math.MaxInt64)
+		if len(args) == 3 {
+			length = a[2].Int()
+		}
+		s, ok := substringSQL(a[0].Str(), a[1].Int(), length)
+		return types.NewString(s), ok
+	}), nil
+}
+
+func newCharLength(fn string, args []Expr) (Expr, error) {
+	if err := arity(fn, args, 1, 1); err != nil {
+		return nil, err
+	}
+	if err := stringArgs(fn, args, 0); err != nil {
+		return nil, err
+	}
+	return newStrict(fn, args, types.Int.NonNull(), func(a [3]types.Value) (types.Value, bool) {
+		return types.NewInt(int64(utf8.RuneCountInString(a[0].Str()))), true
+	}), nil
+}
+
+func trimFunc(left, right bool) func(string, []Expr) (Expr, error) {
+	return func(fn string, args []Expr) (Expr, error) {
+		if err := arity(fn, args, 1, 2); err != nil {
+			return nil, err
+		}
+		if err := stringArgs(fn, args, 0, 1); err != nil {
+			return nil, err
+		}
+		return newStrict(fn, args, resultString(args[0].Type()), func(a [3]types.Value) (types.Value, bool) {
+			cut := " "
+			if len(args) == 2 {
+				cut = a[1].Str()
+			}
+			return types.NewString(trimChars(a[0].Str(), cut, left, right)), true
+		}), nil
+	}
+}
+
+// ---------------------------------------------------------------------------
+// COALESCE and NULLIF.
+
+type coalesceExpr struct {
+	args []Expr
+	t    types.Type
+}
+
+func newCoalesce(args []Expr) (Expr, error) {
+	ts := make([]types.Type, len(args))
+	nn := false
+	for i, a := range args {
+		ts[i] = a.Type()
+		nn = nn || ts[i].NotNull
+	}
+	t, ok := CommonType(ts...)
+	if !ok {
+		return nil, incompatible("COALESCE", ts)
+	}
+	cargs := make([]Expr, len(args))
+	for i, a := range args {
+		cargs[i] = coerce(a, t)
+	}
+	return &coalesceExpr{args: cargs, t: withNull(t, nn)}, nil
+}
+
+func (c *coalesceExpr) Type() types.Type { return c.t }
+func (c *coalesceExpr) String() string   { return "COALESCE(" + joinExprs(c.args) + ")" }
+
+func (c *coalesceExpr) Eval(row []types.Value) (types.Value, error) {
+	for _, a := range c.args {
+		v, err := a.Eval(row)
+		if err != nil || !v.IsNull() {
+			return v, err
+		}
+	}
+	return types.Null, nil
+}
+
+type nullIfExpr struct {
+	a, b Expr
+	cmp  cmpFunc
+}
+
+func newNullIf(a, b Expr) (Expr, error) {
+	cmp, ok := comparator(a.Type(), b.Type())
+	if !ok {
+		return nil, argTypeError("NULLIF", []Expr{a, b})
+	}
+	return &nullIfExpr{a: a, b: b, cmp: cmp}, nil
+}
+
+func (n *nullIfExpr) Type() types.Type { return n.a.Type().Nullable() }
+func (n *nullIfExpr) String() string   { return "NULLIF(" + n.a.String() + ", " + n.b.String() + ")" }
+
+func (n *nullIfExpr) Eval(row []types.Value) (types.Value, error) {
+	x, err := n.a.Eval(row)
+	if err != nil || x.IsNull() {
+		return types.Null, err
+	}
+	y, err := n.b.Eval(row)
+	if err != nil {
+		return types.Null, err
+	}
+	if !y.IsNull() && n.cmp(x, y) == 0 {
+		return types.Null, nil
+	}
+	return x, nil
+}
+
+// incompatible reports that no common type exists.
+func incompatible(what string, ts []types.Type) error {
+	var names []string
+	seen := map[string]bool{}
+	for _, t := range ts {
+		if t.ID == types.TypeNull {
+			continue
+		}
+		if s := typeString(t); !seen[s] {
+			seen[s] = true
+			names = append(names, s)
+		}
+	}
+	return typeErrorf("incompatible types in %s: %s", what, strings.Join(names, " and "))
+}

@@ -1,0 +1,169 @@
+package jobgraph
+
+import (
+	"github.com/eddy-sql/eddy/internal/expr"
+	"github.com/eddy-sql/eddy/ptf"
+	"github.com/eddy-sql/eddy/types"
+)
+
+// Mode is a changelog encoding of a table or stream.
+type Mode uint8
+
+// The changelog modes.
+const (
+	Append  Mode = iota // +I only
+	Upsert              // +I/+U/-D by key, deletes may be key-only
+	Retract             // +I/-U/+U/-D
+)
+
+// String returns the Confluent name of the mode.
+func (m Mode) String() string {
+	switch m {
+	case Upsert:
+		return "upsert"
+	case Retract:
+		return "retract"
+	}
+	return "append"
+}
+
+// Calc is a filter followed by a projection. A nil Filter keeps every row;
+// a nil Project keeps the row as it is.
+type Calc struct {
+	Filter  expr.Expr
+	Project []expr.Expr
+}
+
+// IsIdentity reports whether the calc does nothing.
+func (c Calc) IsIdentity() bool { return c.Filter == nil && c.Project == nil }
+
+// Watermark is the watermark strategy of an input: WATERMARK FOR the column
+// at position Column AS Expr, evaluated on every row.
+type Watermark struct {
+	Column int
+	Expr   expr.Expr
+}
+
+// Input is one table read by the job.
+type Input struct {
+	// Table is the display name (catalog.database.table).
+	Table string
+	// Log is the embedded log holding the table.
+	Log        string
+	Partitions int
+	// Physical is the schema of the stored rows.
+	Physical *types.Schema
+	// Columns computes the full table row (physical, computed and
+	// metadata columns) from the stored row; nil when they are the same.
+	// Metadata columns are expressions over the extra columns appended to
+	// the stored row: offset, partition (see MetaOffset).
+	Columns []expr.Expr
+	// Schema is the full table row's schema.
+	Schema *types.Schema
+	// Mode is how the stored log encodes changes.
+	Mode Mode
+	// Key holds the primary key positions in the full row (upsert tables).
+	Key []int
+	// Normalize inserts a changelog normalize keyed by Key, which turns an
+	// upsert log into a retract changelog with full deletes.
+	Normalize bool
+	// DropUpdateBefore removes -U rows after normalizing (upsert delivery
+	// with full deletes).
+	DropUpdateBefore bool
+	// Watermark is nil for tables without WATERMARK FOR.
+	Watermark *Watermark
+	// Calcs map the full row, in order, to the rows downstream sees.
+	Calcs []Calc
+	// Out is the schema after Calc.
+	Out *types.Schema
+}
+
+// MetaOffset and MetaPartition are the positions, after the physical
+// columns, of the metadata values the source appends to each stored row
+// before Columns are evaluated.
+const (
+	MetaOffset = iota
+	MetaPartition
+	metaCount
+)
+
+// MetaCount is the number of metadata values appended to stored rows.
+const MetaCount = metaCount
+
+// PTFTable is one table argument of a PTF call.
+type PTFTable struct {
+	Arg   string
+	Input int
+	// SetSemantic tables have a partition key (possibly empty).
+	SetSemantic bool
+	// Keys are PARTITION BY column positions in the input's Out schema.
+	Keys []int
+	// TimeColumn is the on_time column position, or -1.
+	TimeColumn  int
+	PassThrough bool
+	// Delivered is the changelog mode delivered to the function.
+	Delivered ptf.ChangelogMode
+	Schema    *types.Schema
+}
+
+// PTF is a process table function call.
+type PTF struct {
+	// Name is the SQL name the function was called by; ID its registry id.
+	Name, ID string
+	Def      *ptf.Definition
+	// UID identifies the call's state; empty for stateless calls.
+	UID     string
+	Tables  []PTFTable
+	Scalars map[string]types.Value
+	// FuncOut is the schema of the function's own columns.
+	FuncOut *types.Schema
+	// Out is the full output schema: key prefix or pass-through columns,
+	// function columns, then rowtime when EmitRowtime.
+	Out         *types.Schema
+	EmitRowtime bool
+	Produced    ptf.ChangelogMode
+	// StateTTL is the default TTL ('table.exec.state.ttl').
+	StateTTL int64
+}
+
+// SinkKind says where results go.
+type SinkKind uint8
+
+// The sink kinds.
+const (
+	CollectSink SinkKind = iota // rows go back to the client
+	LogSink                     // rows are appended to a log table
+)
+
+// Sink is the job's output.
+type Sink struct {
+	Kind       SinkKind
+	Table      string
+	Log        string
+	Partitions int
+	// Mode of the sink table; upsert sinks write by Key.
+	Mode Mode
+	// Key holds the positions of the upsert/primary key in the output row.
+	Key []int
+	// Bucket holds the positions hashed to choose a partition.
+	Bucket []int
+	Schema *types.Schema
+}
+
+// Job is a planned statement.
+type Job struct {
+	Inputs []Input
+	PTF    *PTF
+	// Output maps PTF output (or the single input's rows), in order, to
+	// sink rows.
+	Output []Calc
+	// Limit stops a collect sink after that many rows (0: no limit).
+	Limit int
+	Sink  Sink
+	// Mode is the changelog mode of the rows reaching the sink.
+	Mode Mode
+	// UpsertKey is the key of an upsert stream reaching the sink.
+	UpsertKey []int
+	// Parallelism of the keyed stage.
+	Parallelism int
+}

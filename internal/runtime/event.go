@@ -1,0 +1,41 @@
+package runtime
+
+import "github.com/eddy-sql/eddy/types"
+
+type eventKind uint8
+
+const (
+	evRecord eventKind = iota
+	evWatermark
+	evBarrier
+	evEnd
+)
+
+// event is one element of a batch from the source task to the keyed task.
+type event struct {
+	kind  eventKind
+	input int
+	row   types.Row
+	// wm is the new watermark of input (nanoseconds; MaxWatermark at end).
+	wm int64
+	// barrier carries a checkpoint request.
+	barrier *barrier
+}
+
+// barrier is a checkpoint request travelling in-band.
+type barrier struct {
+	// positions of the source when the barrier was injected.
+	positions []byte
+	// done is closed after the checkpoint committed; err is set before.
+	done chan struct{}
+	err  error
+}
+
+// MaxWatermark is the watermark that ends a bounded input; it fires all
+// remaining timers.
+const MaxWatermark = int64(^uint64(0) >> 1)
+
+// MinWatermark means "no watermark yet".
+const MinWatermark = -MaxWatermark - 1
+
+const batchSize = 512

@@ -1,0 +1,443 @@
+package runtime
+
+import (
+	"encoding/binary"
+	"errors"
+	"fmt"
+	"runtime/debug"
+	"time"
+
+	"github.com/eddy-sql/eddy/internal/jobgraph"
+	"github.com/eddy-sql/eddy/ptf"
+	"github.com/eddy-sql/eddy/types"
+)
+
+// KV is the keyed state storage an operator writes through at checkpoints.
+// The state package's backends implement it.
+type KV interface {
+	Get(ns, name string, key []byte) ([]byte, bool, error)
+	Put(ns, name string, key, val []byte) error
+	Delete(ns, name string, key []byte) error
+}
+
+// errTimersNotSupported is Flink's message for timers in a PTF that cannot
+// have them.
+var errTimersNotSupported = errors.New("Timers are not supported in the current PTF declaration. " +
+	"Note that only PTFs that take set semantic tables support timers. " +
+	"Also timers are not available for advanced traits such as supporting pass-through columns or updates.")
+
+// keyState is the cached state of one partition key. Entries are indexed
+// like the definition's State list.
+type keyState struct {
+	keyVals []types.Value
+	vals    []any
+	loaded  []bool
+	dirty   []bool // write (or delete when vals is nil) at the next flush
+	wtime   []int64
+	touched bool
+}
+
+// ptfOp hosts one process table function call: it implements ptf.Host,
+// keeps a write-back cache of value state in front of the KV, the timer
+// queue, and assembles output rows (key prefix or pass-through columns,
+// function columns, rowtime).
+type ptfOp struct {
+	spec     *jobgraph.PTF
+	def      *ptf.Definition
+	kv       KV
+	clock    Clock
+	ctx      *ptf.Context
+	emit     func(types.Row) error
+	tableOf  map[int]int // input index -> table index
+	ttl      []int64     // per state entry, nanoseconds; 0 = none
+	cache    map[string]*keyState
+	timers   *timerQueue
+	wm       []int64 // per table
+	opWM     int64
+	timersOK bool
+
+	// the current call
+	curKey    string
+	curKS     *keyState
+	curTable  int
+	curRow    *types.Row
+	curTimer  *timerEntry
+	hasTime   bool
+	curTime   int64
+	accessed  []bool
+	cleared   []bool
+	err       error
+	keyBuf    []byte
+	keyVals   []types.Value
+	dirtyKeys map[string]struct{}
+}
+
+func newPTFOp(spec *jobgraph.PTF, kv KV, clock Clock, emit func(types.Row) error) *ptfOp {
+	op := &ptfOp{
+		spec: spec, def: spec.Def, kv: kv, clock: clock, emit: emit,
+		tableOf:   map[int]int{},
+		cache:     map[string]*keyState{},
+		timers:    newTimerQueue(),
+		wm:        make([]int64, len(spec.Tables)),
+		opWM:      MinWatermark,
+		accessed:  make([]bool, len(spec.Def.State)),
+		cleared:   make([]bool, len(spec.Def.State)),
+		dirtyKeys: map[string]struct{}{},
+	}
+	op.ctx = ptf.NewContext(op)
+	op.timersOK = len(spec.Tables) > 0
+	for i, t := range spec.Tables {
+		op.tableOf[t.Input] = i
+		op.wm[i] = MinWatermark
+		if !t.SetSemantic || t.PassThrough {
+			op.timersOK = false
+		}
+	}
+	for _, s := range spec.Def.State {
+		ttl := s.StateTTL()
+		switch {
+		case ttl == ptf.NoTTL:
+			ttl = 0
+		case ttl == ptf.DefaultTTL:
+			ttl = time.Duration(spec.StateTTL)
+		}
+		op.ttl = append(op.ttl, int64(ttl))
+	}
+	return op
+}
+
+func (op *ptfOp) now() int64 { return op.clock.Now().UnixNano() }
+
+// processRow calls Eval for one row of the input at index input.
+func (op *ptfOp) processRow(input int, row *types.Row) error {
+	ti, ok := op.tableOf[input]
+	if !ok {
+		return fmt.Errorf("internal: input %d is not a table of %s", input, op.spec.Name)
+	}
+	t := &op.spec.Tables[ti]
+	op.keyVals = op.keyVals[:0]
+	for _, k := range t.Keys {
+		op.keyVals = append(op.keyVals, row.Values[k])
+	}
+	op.keyBuf = types.AppendRow(op.keyBuf[:0], types.Row{Values: op.keyVals})
+	op.curTable, op.curRow, op.curTimer = ti, row, nil
+	op.hasTime = t.TimeColumn >= 0 && !row.Values[t.TimeColumn].IsNull()
+	if op.hasTime {
+		op.curTime = row.Values[t.TimeColumn].Int()
+	}
+	op.enterKey()
+	in := ptf.Input{Arg: t.Arg, Row: ptf.Row{Kind: row.Kind, Values: row.Values, Schema: t.Schema}}
+	return op.call(func() error { return op.def.Eval(op.ctx, in) })
+}
+
+// enterKey makes the key in keyBuf/keyVals current.
+func (op *ptfOp) enterKey() {
+	ks := op.cache[string(op.keyBuf)]
+	if ks == nil {
+		n := len(op.def.State)
+		ks = &keyState{
+			keyVals: append([]types.Value(nil), op.keyVals...),
+			vals:    make([]any, n), loaded: make([]bool, n),
+			dirty: make([]bool, n), wtime: make([]int64, n),
+		}
+		op.cache[string(op.keyBuf)] = ks
+	}
+	op.curKey = string(op.keyBuf)
+	op.curKS = ks
+}
+
+// call runs user code, turning a panic into an error, then applies the
+// state rules of the end of a call.
+func (op *ptfOp) call(f func() error) (err error) {
+	op.err = nil
+	for i := range op.accessed {
+		op.accessed[i], op.cleared[i] = false, false
+	}
+	func() {
+		defer func() {
+			if r := recover(); r != nil {
+				err = fmt.Errorf("function %s panicked: %v\n%s", op.spec.Name, r, debug.Stack())
+			}
+		}()
+		err = f()
+	}()
+	if err == nil {
+		err = op.err
+	}
+	if err != nil {
+		return fmt.Errorf("process table function %s (uid %q): %w", op.spec.Name, op.spec.UID, err)
+	}
+	op.endCall()
+	return nil
+}
+
+func (op *ptfOp) endCall() {
+	ks := op.curKS
+	now := op.now()
+	for i, s := range op.def.State {
+		switch {
+		case op.cleared[i]:
+			ks.vals[i], ks.loaded[i], ks.dirty[i] = nil, true, true
+		case op.accessed[i]:
+			if s.IsEmptyState(ks.vals[i]) {
+				ks.vals[i] = nil
+			}
+			ks.dirty[i], ks.wtime[i] = true, now
+		default:
+			continue
+		}
+		op.dirtyKeys[op.curKey] = struct{}{}
+	}
+}
+
+// advance records a new watermark of an input and fires due timers.
+func (op *ptfOp) advance(input int, wm int64) error {
+	ti, ok := op.tableOf[input]
+	if !ok || wm <= op.wm[ti] {
+		return nil
+	}
+	op.wm[ti] = wm
+	min := MaxWatermark
+	for _, w := range op.wm {
+		if w < min {
+			min = w
+		}
+	}
+	if min <= op.opWM {
+		return nil
+	}
+	op.opWM = min
+	for {
+		e, ok := op.timers.popDue(op.opWM)
+		if !ok {
+			return nil
+		}
+		if err := op.fire(e); err != nil {
+			return err
+		}
+	}
+}
+
+func (op *ptfOp) fire(e timerEntry) error {
+	ks := op.cache[e.key]
+	if ks == nil {
+		return fmt.Errorf("internal: timer for unknown key")
+	}
+	op.keyBuf = append(op.keyBuf[:0], e.key...)
+	op.keyVals = append(op.keyVals[:0], ks.keyVals...)
+	op.enterKey()
+	op.curTimer, op.curRow = &e, nil
+	op.hasTime, op.curTime = true, e.t
+	if op.def.OnTimer == nil {
+		return nil
+	}
+	return op.call(func() error { return op.def.OnTimer(op.ctx) })
+}
+
+// flush writes dirty state into the KV (at a checkpoint).
+func (op *ptfOp) flush() error {
+	var buf []byte
+	for key := range op.dirtyKeys {
+		ks := op.cache[key]
+		for i, s := range op.def.State {
+			if !ks.dirty[i] {
+				continue
+			}
+			ks.dirty[i] = false
+			if ks.vals[i] == nil {
+				if err := op.kv.Delete(op.spec.UID, s.StateName(), []byte(key)); err != nil {
+					return fmt.Errorf("deleting state %s: %w", s.StateName(), err)
+				}
+				continue
+			}
+			b, err := s.EncodeState(ks.vals[i])
+			if err != nil {
+				return fmt.Errorf("encoding state %s: %w", s.StateName(), err)
+			}
+			buf = binary.BigEndian.AppendUint64(buf[:0], uint64(ks.wtime[i]))
+			buf = append(buf, b...)
+			if err := op.kv.Put(op.spec.UID, s.StateName(), []byte(key), buf); err != nil {
+				return fmt.Errorf("writing state %s: %w", s.StateName(), err)
+			}
+		}
+		delete(op.dirtyKeys, key)
+	}
+	return nil
+}
+
+func (op *ptfOp) stateIndex(e ptf.StateEntry) int {
+	for i, s := range op.def.State {
+		if s == e || s.StateName() == e.StateName() {
+			return i
+		}
+	}
+	return -1
+}
+
+// --- ptf.Host ---
+
+func (op *ptfOp) Arg(name string) (types.Value, bool) {
+	v, ok := op.spec.Scalars[name]
+	return v, ok
+}
+
+func (op *ptfOp) Emit(kind types.RowKind, vals []types.Value) {
+	if !op.spec.Produced.Contains(kind) {
+		op.Fail(fmt.Errorf("Invalid row kind received: %s. Expected produced changelog mode: %s", kind.Name(), op.spec.Produced))
+		return
+	}
+	if len(vals) != op.spec.FuncOut.Len() {
+		op.Fail(fmt.Errorf("collected %d values, but the output type %s has %d fields", len(vals), op.def.Output, op.spec.FuncOut.Len()))
+		return
+	}
+	out := make([]types.Value, 0, op.spec.Out.Len())
+	if op.curRow != nil && len(op.spec.Tables) == 1 && op.spec.Tables[0].PassThrough {
+		out = append(out, op.curRow.Values...)
+	} else {
+		for _, t := range op.spec.Tables {
+			if t.SetSemantic {
+				out = append(out, op.curKS.keyVals...)
+			}
+		}
+	}
+	out = append(out, vals...)
+	if op.spec.EmitRowtime {
+		if op.hasTime {
+			out = append(out, types.NewTimestamp(op.curTime))
+		} else {
+			out = append(out, types.Null)
+		}
+	}
+	if err := op.emit(types.Row{Kind: kind, Values: out}); err != nil {
+		op.Fail(err)
+	}
+}
+
+func (op *ptfOp) Time() (time.Time, bool) {
+	if !op.hasTime {
+		return time.Time{}, false
+	}
+	return time.Unix(0, op.curTime).UTC(), true
+}
+
+func wmTime(w int64) (time.Time, bool) {
+	if w == MinWatermark {
+		return time.Time{}, false
+	}
+	if w == MaxWatermark {
+		return time.Unix(0, w).UTC(), true
+	}
+	return time.Unix(0, w).UTC(), true
+}
+
+func (op *ptfOp) CurrentWatermark() (time.Time, bool) { return wmTime(op.opWM) }
+
+func (op *ptfOp) TableWatermark() (time.Time, bool) {
+	if op.curTimer != nil || len(op.wm) == 0 {
+		return time.Time{}, false
+	}
+	return wmTime(op.wm[op.curTable])
+}
+
+func (op *ptfOp) RegisterTimer(name string, t time.Time) error {
+	if !op.timersOK {
+		return errTimersNotSupported
+	}
+	op.timers.register(op.curKey, name, t.UnixNano())
+	return nil
+}
+
+func (op *ptfOp) ClearTimer(name string) {
+	if op.timersOK {
+		op.timers.clearNamed(op.curKey, name)
+	}
+}
+
+func (op *ptfOp) ClearUnnamedTimer(t time.Time) {
+	if op.timersOK {
+		op.timers.clearUnnamed(op.curKey, t.UnixNano())
+	}
+}
+
+func (op *ptfOp) ClearAllTimers() { op.timers.clearKey(op.curKey) }
+
+func (op *ptfOp) ClearState(name string) {
+	for i, s := range op.def.State {
+		if s.StateName() == name {
+			op.cleared[i] = true
+			return
+		}
+	}
+	op.Fail(fmt.Errorf("Unknown state entry: %s", name))
+}
+
+func (op *ptfOp) ClearAllState() {
+	for i := range op.cleared {
+		op.cleared[i] = true
+	}
+}
+
+func (op *ptfOp) ValueState(e ptf.StateEntry) any {
+	i := op.stateIndex(e)
+	if i < 0 {
+		op.Fail(fmt.Errorf("Unknown state entry: %s", e.StateName()))
+		return e.NewState()
+	}
+	ks := op.curKS
+	op.accessed[i] = true
+	if ks.loaded[i] && ks.vals[i] != nil && op.ttl[i] > 0 && op.now()-ks.wtime[i] >= op.ttl[i] {
+		ks.vals[i] = nil // expired
+	}
+	if !ks.loaded[i] {
+		ks.loaded[i] = true
+		b, ok, err := op.kv.Get(op.spec.UID, e.StateName(), []byte(op.curKey))
+		if err != nil {
+			op.Fail(fmt.Errorf("reading state %s: %w", e.StateName(), err))
+		} else if ok && len(b) >= 8 {
+			w := int64(binary.BigEndian.Uint64(b))
+			if op.ttl[i] == 0 || op.now()-w < op.ttl[i] {
+				v, err := e.DecodeState(b[8:])
+				if err != nil {
+					op.Fail(err)
+				}
+				ks.vals[i], ks.wtime[i] = v, w
+			}
+		}
+	}
+	if ks.vals[i] == nil {
+		ks.vals[i] = e.NewState()
+	}
+	return ks.vals[i]
+}
+
+func (op *ptfOp) ViewState(e ptf.StateEntry) any {
+	op.Fail(fmt.Errorf("list and map views are not supported by this engine yet (state entry %s)", e.StateName()))
+	return nil
+}
+
+func (op *ptfOp) CurrentTimer() (string, time.Time, bool) {
+	if op.curTimer == nil {
+		return "", time.Time{}, false
+	}
+	return op.curTimer.name, time.Unix(0, op.curTimer.t).UTC(), true
+}
+
+func (op *ptfOp) Key() []types.Value { return op.curKS.keyVals }
+
+func (op *ptfOp) TableSemantics(arg string) (ptf.TableSemantics, bool) {
+	for _, t := range op.spec.Tables {
+		if t.Arg == arg {
+			return ptf.TableSemantics{Schema: t.Schema, PartitionBy: t.Keys, TimeColumn: t.TimeColumn, Changelog: t.Delivered}, true
+		}
+	}
+	op.Fail(fmt.Errorf("Unknown table argument: %s", arg))
+	return ptf.TableSemantics{}, false
+}
+
+func (op *ptfOp) ChangelogMode() ptf.ChangelogMode { return op.spec.Produced }
+
+func (op *ptfOp) Fail(err error) {
+	if err != nil && op.err == nil {
+		op.err = err
+	}
+}

@@ -1,0 +1,232 @@
+package runtime
+
+import (
+	"context"
+	"fmt"
+
+	"github.com/eddy-sql/eddy/internal/jobgraph"
+	"github.com/eddy-sql/eddy/internal/logstore"
+	"github.com/eddy-sql/eddy/types"
+)
+
+// source is the source task: it reads every input log in global append
+// order, decodes rows, evaluates computed columns and watermarks, and sends
+// batches of events to the keyed task.
+type source struct {
+	job     *Job
+	inputs  []jobgraph.Input
+	reader  *logstore.MergedReader
+	pos     []logstore.Position
+	inputOf map[string]int // log -> input index
+	// targets bounds a snapshot: the end offsets when it started.
+	targets map[logstore.Position]int64
+	wm      [][]int64 // per input, per partition
+	inWM    []int64   // per input
+	batch   []event
+	arena   []types.Value
+	sinceCP int
+}
+
+func newSource(j *Job) (*source, error) {
+	s := &source{job: j, inputs: j.graph.Inputs, inputOf: map[string]int{}}
+	for i, in := range s.inputs {
+		s.inputOf[in.Log] = i
+		w := make([]int64, in.Partitions)
+		for p := range w {
+			w[p] = MinWatermark
+			s.pos = append(s.pos, logstore.Position{Log: in.Log, Partition: p})
+		}
+		s.wm = append(s.wm, w)
+		s.inWM = append(s.inWM, MinWatermark)
+	}
+	if j.opts.Bounded {
+		s.targets = map[logstore.Position]int64{}
+		for _, in := range s.inputs {
+			ends, err := j.env.Logs.EndOffsets(in.Log)
+			if err != nil {
+				return nil, fmt.Errorf("reading end offsets of %s: %w", in.Table, err)
+			}
+			for p, e := range ends {
+				s.targets[logstore.Position{Log: in.Log, Partition: p}] = e
+			}
+		}
+	}
+	r, err := j.env.Logs.NewMergedReader(s.pos)
+	if err != nil {
+		return nil, fmt.Errorf("opening inputs: %w", err)
+	}
+	s.reader = r
+	return s, nil
+}
+
+func (s *source) reachedTargets() bool {
+	for _, p := range s.reader.Positions() {
+		if p.Offset < s.targets[logstore.Position{Log: p.Log, Partition: p.Partition}] {
+			return false
+		}
+	}
+	return true
+}
+
+func (s *source) send(ctx context.Context) error {
+	if len(s.batch) == 0 {
+		return nil
+	}
+	select {
+	case s.job.ch <- s.batch:
+	case <-ctx.Done():
+		return ctx.Err()
+	}
+	s.batch = make([]event, 0, batchSize)
+	return nil
+}
+
+func (s *source) add(ctx context.Context, ev event) error {
+	s.batch = append(s.batch, ev)
+	if len(s.batch) >= batchSize {
+		return s.send(ctx)
+	}
+	return nil
+}
+
+func (s *source) barrier(ctx context.Context, b *barrier) error {
+	if err := s.add(ctx, event{kind: evBarrier, barrier: b}); err != nil {
+		return err
+	}
+	s.sinceCP = 0
+	return s.send(ctx)
+}
+
+// run reads until the end of a bounded input or until ctx is done.
+func (s *source) run(ctx context.Context) error {
+	s.batch = make([]event, 0, batchSize)
+	for {
+		rec, ok, err := s.reader.Next()
+		if err != nil {
+			return fmt.Errorf("reading input: %w", err)
+		}
+		if ok {
+			if s.targets != nil && rec.Offset >= s.targets[logstore.Position{Log: rec.Log, Partition: rec.Partition}] {
+				continue
+			}
+			if err := s.record(ctx, rec); err != nil {
+				return err
+			}
+			if s.job.opts.CheckpointRecords > 0 && s.sinceCP >= s.job.opts.CheckpointRecords {
+				if err := s.barrier(ctx, &barrier{}); err != nil {
+					return err
+				}
+			}
+			continue
+		}
+		// Caught up with everything committed so far.
+		if s.targets != nil && s.reachedTargets() {
+			for i := range s.inputs {
+				if err := s.add(ctx, event{kind: evWatermark, input: i, wm: MaxWatermark}); err != nil {
+					return err
+				}
+			}
+			if err := s.add(ctx, event{kind: evEnd}); err != nil {
+				return err
+			}
+			return s.send(ctx)
+		}
+		if err := s.send(ctx); err != nil {
+			return err
+		}
+		if err := s.idle(ctx); err != nil {
+			return err
+		}
+	}
+}
+
+// idle waits for new data, a sync request or a periodic checkpoint. The
+// wait for data runs in a goroutine owned by idle and awaited before it
+// returns.
+func (s *source) idle(ctx context.Context) error {
+	wctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	data := make(chan error, 1)
+	go func() { data <- s.reader.Wait(wctx) }()
+	stop := func() { cancel(); <-data }
+	for {
+		select {
+		case <-ctx.Done():
+			stop()
+			return ctx.Err()
+		case err := <-data:
+			if err != nil && ctx.Err() == nil {
+				return fmt.Errorf("waiting for input: %w", err)
+			}
+			return nil
+		case b := <-s.job.syncCh:
+			stop()
+			// The reader was at the end of everything committed before
+			// the request, so the barrier covers it.
+			return s.barrier(ctx, b)
+		case <-s.job.tick:
+			if s.sinceCP > 0 {
+				stop()
+				return s.barrier(ctx, &barrier{})
+			}
+		}
+	}
+}
+
+func (s *source) record(ctx context.Context, rec logstore.Record) error {
+	i := s.inputOf[rec.Log]
+	in := &s.inputs[i]
+	extra := 0
+	if in.Columns != nil {
+		extra = jobgraph.MetaCount
+	}
+	n := in.Physical.Len() + extra
+	if len(s.arena) < n {
+		s.arena = make([]types.Value, 4096)
+	}
+	row := types.Row{Values: s.arena[:0:n]}
+	s.arena = s.arena[n:]
+	if err := types.DecodeRowInto(rec.Value, &row); err != nil {
+		return fmt.Errorf("decoding record %s/%d@%d: %w", in.Table, rec.Partition, rec.Offset, err)
+	}
+	if in.Columns != nil {
+		row.Values = append(row.Values, types.NewInt(rec.Offset), types.NewInt(int64(rec.Partition)))
+		full := make([]types.Value, len(in.Columns))
+		for c, e := range in.Columns {
+			v, err := e.Eval(row.Values)
+			if err != nil {
+				return fmt.Errorf("computing column %s of %s: %w", in.Schema.Fields[c].Name, in.Table, err)
+			}
+			full[c] = v
+		}
+		row.Values = full
+	}
+	s.sinceCP++
+	if err := s.add(ctx, event{kind: evRecord, input: i, row: row}); err != nil {
+		return err
+	}
+	if in.Watermark == nil {
+		return nil
+	}
+	v, err := in.Watermark.Expr.Eval(row.Values)
+	if err != nil {
+		return fmt.Errorf("computing watermark of %s: %w", in.Table, err)
+	}
+	if v.IsNull() || v.Int() <= s.wm[i][rec.Partition] {
+		return nil
+	}
+	s.wm[i][rec.Partition] = v.Int()
+	// The input's watermark is the minimum over partitions that have
+	// produced one (partitions without data do not hold it back).
+	min := MaxWatermark
+	for _, w := range s.wm[i] {
+		if w != MinWatermark && w < min {
+			min = w
+		}
+	}
+	if min > s.inWM[i] {
+		s.inWM[i] = min
+		return s.add(ctx, event{kind: evWatermark, input: i, wm: min})
+	}
+	return nil
+}

@@ -1,0 +1,248 @@
+package ast
+
+import "strings"
+
+// Operator precedence levels, lowest first, as the parser applies them.
+const (
+	precOr = iota + 1
+	precAnd
+	precNot
+	precCmp // comparisons, IS, BETWEEN, IN, LIKE
+	precConcat
+	precAdd
+	precMul
+	precUnary
+	precPrimary
+)
+
+func binaryPrec(op BinaryOp) int {
+	switch op {
+	case OpOr:
+		return precOr
+	case OpAnd:
+		return precAnd
+	case OpConcat:
+		return precConcat
+	case OpAdd, OpSub:
+		return precAdd
+	case OpMul, OpDiv, OpMod:
+		return precMul
+	}
+	return precCmp
+}
+
+func exprPrec(e Expr) int {
+	switch n := e.(type) {
+	case *Binary:
+		return binaryPrec(n.Op)
+	case *Unary:
+		if n.Op == OpNot {
+			return precNot
+		}
+		return precUnary
+	case *Is, *Between, *In, *Like:
+		return precCmp
+	}
+	return precPrimary
+}
+
+// operand prints e, in parentheses when its precedence is below min.
+func (p *printer) operand(e Expr, min int) {
+	if exprPrec(e) < min {
+		p.WriteString("(")
+		p.expr(e)
+		p.WriteString(")")
+		return
+	}
+	p.expr(e)
+}
+
+func (p *printer) expr(e Expr) {
+	switch n := e.(type) {
+	case *ColumnRef:
+		for i, part := range n.Parts {
+			if i > 0 {
+				p.WriteString(".")
+			}
+			p.ident(part)
+		}
+	case *NumericLit:
+		p.WriteString(n.Text)
+	case *StringLit:
+		p.str(n)
+	case *BoolLit:
+		if n.Value {
+			p.WriteString("TRUE")
+		} else {
+			p.WriteString("FALSE")
+		}
+	case *NullLit:
+		p.WriteString("NULL")
+	case *TypedLit:
+		p.ws(n.Type, " ", QuoteString(n.Value))
+	case *IntervalLit:
+		p.ws("INTERVAL ", QuoteString(n.Value), " ", string(n.Start))
+		if n.End != "" {
+			p.ws(" TO ", string(n.End))
+		}
+	case *Unary:
+		p.unary(n)
+	case *Binary:
+		prec := binaryPrec(n.Op)
+		p.operand(n.X, prec)
+		p.ws(" ", n.Op.String(), " ")
+		p.operand(n.Y, prec+1)
+	case *Star:
+		if n.Qualifier != nil {
+			p.ws(n.Qualifier.String(), ".")
+		}
+		p.WriteString("*")
+	default:
+		p.predicate(e)
+	}
+}
+
+func (p *printer) unary(n *Unary) {
+	if n.Op == OpNot {
+		p.WriteString("NOT ")
+		p.operand(n.X, precNot)
+		return
+	}
+	p.WriteString(n.Op.String())
+	// Parenthesise a signed operand: "--1" would start a comment.
+	s := Format(n.X)
+	if exprPrec(n.X) < precUnary || strings.HasPrefix(s, "-") || strings.HasPrefix(s, "+") {
+		p.ws("(", s, ")")
+		return
+	}
+	p.WriteString(s)
+}
+
+func (p *printer) not(b bool) {
+	if b {
+		p.WriteString(" NOT")
+	}
+}
+
+func (p *printer) predicate(e Expr) {
+	switch n := e.(type) {
+	case *Is:
+		p.operand(n.X, precCmp)
+		p.WriteString(" IS")
+		p.not(n.Not)
+		p.ws(" ", n.What.String())
+	case *Between:
+		p.operand(n.X, precCmp)
+		p.not(n.Not)
+		p.WriteString(" BETWEEN ")
+		p.operand(n.Lo, precCmp+1)
+		p.WriteString(" AND ")
+		p.operand(n.Hi, precCmp+1)
+	case *In:
+		p.operand(n.X, precCmp)
+		p.not(n.Not)
+		p.WriteString(" IN (")
+		p.exprList(n.List)
+		p.WriteString(")")
+	case *Like:
+		p.operand(n.X, precCmp)
+		p.not(n.Not)
+		p.WriteString(" LIKE ")
+		p.operand(n.Pattern, precCmp+1)
+		if n.Escape != nil {
+			p.WriteString(" ESCAPE ")
+			p.operand(n.Escape, precCmp+1)
+		}
+	default:
+		p.primary(e)
+	}
+}
+
+func (p *printer) primary(e Expr) {
+	switch n := e.(type) {
+	case *Cast:
+		if n.Try {
+			p.WriteString("TRY_CAST(")
+		} else {
+			p.WriteString("CAST(")
+		}
+		p.expr(n.X)
+		p.ws(" AS ", n.Type.Text, ")")
+	case *Case:
+		p.WriteString("CASE")
+		if n.Operand != nil {
+			p.WriteString(" ")
+			p.expr(n.Operand)
+		}
+		for _, w := range n.Whens {
+			p.WriteString(" WHEN ")
+			p.expr(w.Cond)
+			p.WriteString(" THEN ")
+			p.expr(w.Result)
+		}
+		if n.Else != nil {
+			p.WriteString(" ELSE ")
+			p.expr(n.Else)
+		}
+		p.WriteString(" END")
+	case *FuncCall:
+		p.funcCall(n)
+	case *Extract:
+		p.ws("EXTRACT(", string(n.Unit), " FROM ")
+		p.expr(n.X)
+		p.WriteString(")")
+	case *RowExpr:
+		p.WriteString("ROW(")
+		p.exprList(n.Values)
+		p.WriteString(")")
+	case *ArrayExpr:
+		p.WriteString("ARRAY[")
+		p.exprList(n.Elems)
+		p.WriteString("]")
+	case *MapExpr:
+		p.WriteString("MAP[")
+		p.exprList(n.Elems)
+		p.WriteString("]")
+	case *Subscript:
+		p.operand(n.X, precPrimary)
+		p.WriteString("[")
+		p.expr(n.Index)
+		p.WriteString("]")
+	case *TableArg:
+		p.tableArg(n)
+	case *Descriptor:
+		p.WriteString("DESCRIPTOR(")
+		p.identList(n.Columns)
+		p.WriteString(")")
+	case *Default:
+		p.WriteString("DEFAULT")
+	}
+}
+
+func (p *printer) funcCall(f *FuncCall) {
+	if len(f.Name.Parts) == 1 {
+		name := f.Name.Parts[0].Name
+		if IsNiladicFunc(name) && f.Niladic {
+			p.WriteString(strings.ToUpper(name))
+			return
+		}
+		if IsReservedFunc(name) {
+			p.WriteString(strings.ToUpper(name))
+		} else {
+			p.WriteString(QuoteIdent(name))
+		}
+	} else {
+		p.WriteString(f.Name.String())
+	}
+	p.WriteString("(")
+	switch {
+	case f.Star:
+		p.WriteString("*")
+	default:
+		if f.Distinct {
+			p.WriteString("DISTINCT ")
+		}
+		p.exprList(f.Args)
+	}
+	p.WriteString(")")
+}

@@ -1,0 +1,117 @@
+package ast
+
+// Insert is INSERT INTO table [(columns)] query, where the query is a
+// SELECT, a VALUES list or a set operation.
+type Insert struct {
+	Loc
+	// Table has one to three parts.
+	Table *ObjectName
+	// Columns is the explicit target column list; nil when absent.
+	Columns []*Ident
+	Query   Query
+}
+
+// Set is SET 'key' = 'value', or SET alone to list the configuration
+// (Key and Value nil).
+type Set struct {
+	Loc
+	Key   *StringLit
+	Value *StringLit
+}
+
+// Reset is RESET 'key', or RESET alone to reset every key (Key nil).
+type Reset struct {
+	Loc
+	Key *StringLit
+}
+
+// UseCatalog is USE CATALOG name.
+type UseCatalog struct {
+	Loc
+	Name *Ident
+}
+
+// UseDatabase is USE [catalog.]database.
+type UseDatabase struct {
+	Loc
+	// Name has one or two parts.
+	Name *ObjectName
+}
+
+// ShowKind is what a SHOW statement lists.
+type ShowKind uint8
+
+// The SHOW statements.
+const (
+	ShowCatalogs        ShowKind = iota // SHOW CATALOGS
+	ShowDatabases                       // SHOW DATABASES
+	ShowTables                          // SHOW TABLES
+	ShowFunctions                       // SHOW FUNCTIONS
+	ShowCurrentCatalog                  // SHOW CURRENT CATALOG
+	ShowCurrentDatabase                 // SHOW CURRENT DATABASE
+)
+
+// String returns the SQL text after SHOW, e.g. "CURRENT CATALOG".
+func (k ShowKind) String() string {
+	switch k {
+	case ShowCatalogs:
+		return "CATALOGS"
+	case ShowDatabases:
+		return "DATABASES"
+	case ShowTables:
+		return "TABLES"
+	case ShowFunctions:
+		return "FUNCTIONS"
+	case ShowCurrentCatalog:
+		return "CURRENT CATALOG"
+	case ShowCurrentDatabase:
+		return "CURRENT DATABASE"
+	}
+	return "?"
+}
+
+// Show is SHOW CATALOGS | DATABASES | TABLES | FUNCTIONS |
+// CURRENT CATALOG | CURRENT DATABASE.
+type Show struct {
+	Loc
+	What ShowKind
+}
+
+// ShowCreateTable is SHOW CREATE TABLE name.
+type ShowCreateTable struct {
+	Loc
+	Name *ObjectName
+}
+
+// Describe is DESCRIBE name or DESC name.
+type Describe struct {
+	Loc
+	Name *ObjectName
+}
+
+// Explain is EXPLAIN [detail, ...] statement, or EXPLAIN PLAN FOR
+// statement. The statement is a query, an INSERT or a CREATE TABLE.
+type Explain struct {
+	Loc
+	// Details are the requested extra details in upper case, in order:
+	// ESTIMATED_COST, CHANGELOG_MODE, JSON_EXECUTION_PLAN, PLAN_ADVICE.
+	Details   []string
+	Statement Statement
+}
+
+// AddJar is ADD JAR 'path'.
+type AddJar struct {
+	Loc
+	Path *StringLit
+}
+
+func (*Insert) stmtNode()          {}
+func (*Set) stmtNode()             {}
+func (*Reset) stmtNode()           {}
+func (*UseCatalog) stmtNode()      {}
+func (*UseDatabase) stmtNode()     {}
+func (*Show) stmtNode()            {}
+func (*ShowCreateTable) stmtNode() {}
+func (*Describe) stmtNode()        {}
+func (*Explain) stmtNode()         {}
+func (*AddJar) stmtNode()          {}

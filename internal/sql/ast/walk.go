@@ -1,0 +1,249 @@
+package ast
+
+// Visitor is called by Walk for each node. If Visit returns a non-nil
+// visitor w, Walk visits the children of node with w and then calls
+// w.Visit(nil).
+type Visitor interface {
+	Visit(node Node) (w Visitor)
+}
+
+// Walk traverses the tree rooted at node depth-first, in source order,
+// like go/ast.Walk. Absent optional children (nil pointers) are skipped.
+func Walk(v Visitor, node Node) {
+	if v = v.Visit(node); v == nil {
+		return
+	}
+	walkChildren(v, node)
+	v.Visit(nil)
+}
+
+type inspector func(Node) bool
+
+func (f inspector) Visit(node Node) Visitor {
+	if f(node) {
+		return f
+	}
+	return nil
+}
+
+// Inspect traverses the tree rooted at node in source order, calling f for
+// each node; if f returns true, Inspect visits the node's children and then
+// calls f(nil).
+func Inspect(node Node, f func(Node) bool) { Walk(inspector(f), node) }
+
+// walk visits n when it is non-nil. It accepts interfaces holding nil
+// pointers, which are skipped too.
+func walk(v Visitor, n Node) {
+	if n == nil || isNilNode(n) {
+		return
+	}
+	Walk(v, n)
+}
+
+func walkList[N Node](v Visitor, list []N) {
+	for _, n := range list {
+		walk(v, n)
+	}
+}
+
+func isNilNode(n Node) bool {
+	switch x := n.(type) {
+	case *Ident:
+		return x == nil
+	case *ObjectName:
+		return x == nil
+	case *StringLit:
+		return x == nil
+	case *TypeName:
+		return x == nil
+	case *Alias:
+		return x == nil
+	case *PrimaryKey:
+		return x == nil
+	case *Watermark:
+		return x == nil
+	case *Distribution:
+		return x == nil
+	}
+	return false
+}
+
+func walkChildren(v Visitor, node Node) {
+	switch n := node.(type) {
+	// Names and leaves.
+	case *Ident, *StringLit, *TypeName, *NumericLit, *BoolLit, *NullLit,
+		*TypedLit, *IntervalLit, *Default, *Show:
+	case *ObjectName:
+		walkList(v, n.Parts)
+	case *Option:
+		walk(v, n.Key)
+		walk(v, n.Value)
+
+	// DDL.
+	case *CreateTable:
+		walk(v, n.Name)
+		walkList(v, n.Columns)
+		walk(v, n.PrimaryKey)
+		walk(v, n.Watermark)
+		walk(v, n.Comment)
+		walk(v, n.Distribution)
+		walkList(v, n.Options)
+		walk(v, n.Query)
+	case *ColumnDef:
+		walk(v, n.Name)
+		walk(v, n.Type)
+		walk(v, n.Expr)
+		walk(v, n.MetadataKey)
+		walk(v, n.Comment)
+	case *PrimaryKey:
+		walk(v, n.Name)
+		walkList(v, n.Columns)
+	case *Watermark:
+		walk(v, n.Column)
+		walk(v, n.Expr)
+	case *Distribution:
+		walkList(v, n.Columns)
+	case *DropTable:
+		walk(v, n.Name)
+	case *CreateFunction:
+		walk(v, n.Name)
+		walk(v, n.Identifier)
+		walkList(v, n.Resources)
+	case *Resource:
+		walk(v, n.Path)
+	case *DropFunction:
+		walk(v, n.Name)
+	case *CreateCatalog:
+		walk(v, n.Name)
+		walk(v, n.Comment)
+		walkList(v, n.Options)
+	case *DropCatalog:
+		walk(v, n.Name)
+	case *CreateDatabase:
+		walk(v, n.Name)
+		walk(v, n.Comment)
+		walkList(v, n.Options)
+	case *DropDatabase:
+		walk(v, n.Name)
+
+	// Other statements.
+	case *Insert:
+		walk(v, n.Table)
+		walkList(v, n.Columns)
+		walk(v, n.Query)
+	case *Set:
+		walk(v, n.Key)
+		walk(v, n.Value)
+	case *Reset:
+		walk(v, n.Key)
+	case *UseCatalog:
+		walk(v, n.Name)
+	case *UseDatabase:
+		walk(v, n.Name)
+	case *ShowCreateTable:
+		walk(v, n.Name)
+	case *Describe:
+		walk(v, n.Name)
+	case *Explain:
+		walk(v, n.Statement)
+	case *AddJar:
+		walk(v, n.Path)
+
+	// Queries and sources.
+	case *Select:
+		walkList(v, n.Items)
+		walk(v, n.From)
+		walk(v, n.Where)
+		walkList(v, n.GroupBy)
+		walk(v, n.Having)
+		walkList(v, n.OrderBy)
+		walk(v, n.Limit)
+	case *SelectItem:
+		walk(v, n.Expr)
+		walk(v, n.Alias)
+	case *Star:
+		walk(v, n.Qualifier)
+	case *Values:
+		walkList(v, n.Rows)
+	case *SetOp:
+		walk(v, n.Left)
+		walk(v, n.Right)
+		walkList(v, n.OrderBy)
+		walk(v, n.Limit)
+	case *OrderItem:
+		walk(v, n.Expr)
+	case *Alias:
+		walk(v, n.Name)
+		walkList(v, n.Columns)
+	case *TableName:
+		walk(v, n.Name)
+		walk(v, n.Alias)
+	case *Subquery:
+		walk(v, n.Query)
+		walk(v, n.Alias)
+	case *TableFunc:
+		walk(v, n.Name)
+		walkList(v, n.Args)
+		walk(v, n.Alias)
+	case *Join:
+		walk(v, n.Left)
+		walk(v, n.Right)
+		walk(v, n.On)
+	case *Arg:
+		walk(v, n.Name)
+		walk(v, n.Value)
+	case *TableArg:
+		walk(v, n.Name)
+		walk(v, n.Query)
+		walkList(v, n.PartitionBy)
+		walkList(v, n.OrderBy)
+	case *Descriptor:
+		walkList(v, n.Columns)
+
+	// Expressions.
+	case *ColumnRef:
+		walkList(v, n.Parts)
+	case *Unary:
+		walk(v, n.X)
+	case *Binary:
+		walk(v, n.X)
+		walk(v, n.Y)
+	case *Is:
+		walk(v, n.X)
+	case *Between:
+		walk(v, n.X)
+		walk(v, n.Lo)
+		walk(v, n.Hi)
+	case *In:
+		walk(v, n.X)
+		walkList(v, n.List)
+	case *Like:
+		walk(v, n.X)
+		walk(v, n.Pattern)
+		walk(v, n.Escape)
+	case *Cast:
+		walk(v, n.X)
+		walk(v, n.Type)
+	case *Case:
+		walk(v, n.Operand)
+		walkList(v, n.Whens)
+		walk(v, n.Else)
+	case *When:
+		walk(v, n.Cond)
+		walk(v, n.Result)
+	case *FuncCall:
+		walk(v, n.Name)
+		walkList(v, n.Args)
+	case *Extract:
+		walk(v, n.X)
+	case *RowExpr:
+		walkList(v, n.Values)
+	case *ArrayExpr:
+		walkList(v, n.Elems)
+	case *MapExpr:
+		walkList(v, n.Elems)
+	case *Subscript:
+		walk(v, n.X)
+		walk(v, n.Index)
+	}
+}

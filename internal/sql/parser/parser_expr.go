@@ -1,0 +1,433 @@
+package parser
+
+import (
+	"strings"
+
+	"github.com/eddy-sql/eddy/internal/sql/ast"
+)
+
+// expr parses an expression.
+func (p *parser) expr() ast.Expr {
+	p.enter()
+	defer p.leave()
+	x := p.and()
+	for p.isKw("OR") {
+		t := p.next()
+		x = &ast.Binary{Op: ast.OpOr, X: x, Y: p.and(), OpPos: t.pos}
+	}
+	return x
+}
+
+// exprList parses expr {, expr}.
+func (p *parser) exprList() []ast.Expr {
+	list := []ast.Expr{p.expr()}
+	for p.accept(tComma) {
+		list = append(list, p.expr())
+	}
+	return list
+}
+
+func (p *parser) and() ast.Expr {
+	x := p.not()
+	for p.isKw("AND") {
+		t := p.next()
+		x = &ast.Binary{Op: ast.OpAnd, X: x, Y: p.not(), OpPos: t.pos}
+	}
+	return x
+}
+
+func (p *parser) not() ast.Expr {
+	t := p.tok()
+	if !t.is("NOT") {
+		return p.comparison()
+	}
+	p.enter()
+	defer p.leave()
+	p.next()
+	return &ast.Unary{Loc: at(t.pos), Op: ast.OpNot, X: p.not()}
+}
+
+var comparisonOps = map[tokKind]ast.BinaryOp{
+	tEq: ast.OpEq, tNe: ast.OpNe, tLt: ast.OpLt, tLe: ast.OpLe, tGt: ast.OpGt, tGe: ast.OpGe,
+}
+
+// comparison parses the left-associative comparison level: binary
+// comparisons, IS, [NOT] BETWEEN, [NOT] IN and [NOT] LIKE.
+func (p *parser) comparison() ast.Expr {
+	x := p.concat()
+	for {
+		t := p.tok()
+		if op, ok := comparisonOps[t.kind]; ok {
+			p.next()
+			x = &ast.Binary{Op: op, X: x, Y: p.concat(), OpPos: t.pos}
+			continue
+		}
+		not := false
+		if t.is("NOT") {
+			// NOT after an operand can only start NOT BETWEEN, NOT IN or
+			// NOT LIKE.
+			p.next()
+			not = true
+			t = p.tok()
+			if !t.is("BETWEEN") && !t.is("IN") && !t.is("LIKE") {
+				p.expect("BETWEEN")
+				p.expect("IN")
+				p.expect("LIKE")
+				p.unexpected()
+			}
+		}
+		switch {
+		case t.is("IS") && !not:
+			x = p.is(x)
+		case t.is("BETWEEN"):
+			p.next()
+			b := &ast.Between{X: x, Not: not, BetweenPos: t.pos, Lo: p.concat()}
+			p.wantKw("AND")
+			b.Hi = p.concat()
+			x = b
+		case t.is("IN"):
+			p.next()
+			if p.tok().kind == tLParen && p.isQueryStart(1) {
+				p.unsupported(p.tok().pos, "", "IN with a subquery is not supported")
+			}
+			p.want(tLParen)
+			x = &ast.In{X: x, Not: not, InPos: t.pos, List: p.exprList()}
+			p.want(tRParen)
+		case t.is("LIKE"):
+			p.next()
+			l := &ast.Like{X: x, Not: not, LikePos: t.pos, Pattern: p.concat()}
+			if p.acceptKw("ESCAPE") {
+				l.Escape = p.concat()
+			}
+			x = l
+		default:
+			return x
+		}
+	}
+}
+
+// is parses IS [NOT] NULL|TRUE|FALSE|UNKNOWN after x.
+func (p *parser) is(x ast.Expr) ast.Expr {
+	t := p.next()
+	e := &ast.Is{X: x, IsPos: t.pos, Not: p.acceptKw("NOT")}
+	k := p.tok()
+	switch {
+	case p.acceptKw("NULL"):
+		e.What = ast.IsNull
+	case p.acceptKw("TRUE"):
+		e.What = ast.IsTrue
+	case p.acceptKw("FALSE"):
+		e.What = ast.IsFalse
+	case p.acceptKw("UNKNOWN"):
+		e.What = ast.IsUnknown
+	case k.is("DISTINCT"):
+		p.unsupported(k.pos, "", "IS [NOT] DISTINCT FROM is not supported")
+	default:
+		p.unexpected()
+	}
+	return e
+}
+
+func (p *parser) concat() ast.Expr {
+	x := p.additive()
+	for p.tok().kind == tConcat {
+		t := p.next()
+		x = &ast.Binary{Op: ast.OpConcat, X: x, Y: p.additive(), OpPos: t.pos}
+	}
+	return x
+}
+
+func (p *parser) additive() ast.Expr {
+	x := p.multiplicative()
+	for {
+		t := p.tok()
+		var op ast.BinaryOp
+		switch t.kind {
+		case tPlus:
+			op = ast.OpAdd
+		case tMinus:
+			op = ast.OpSub
+		default:
+			return x
+		}
+		p.next()
+		x = &ast.Binary{Op: op, X: x, Y: p.multiplicative(), OpPos: t.pos}
+	}
+}
+
+func (p *parser) multiplicative() ast.Expr {
+	x := p.unary()
+	for {
+		t := p.tok()
+		var op ast.BinaryOp
+		switch t.kind {
+		case tStar:
+			op = ast.OpMul
+		case tSlash:
+			op = ast.OpDiv
+		case tPercent:
+			op = ast.OpMod
+		default:
+			return x
+		}
+		p.next()
+		x = &ast.Binary{Op: op, X: x, Y: p.unary(), OpPos: t.pos}
+	}
+}
+
+// unary parses prefix - and +. A minus directly before a number (not
+// followed by a subscript) is folded into the literal.
+func (p *parser) unary() ast.Expr {
+	t := p.tok()
+	if t.kind != tMinus && t.kind != tPlus {
+		return p.postfix()
+	}
+	if n := p.peek(1); t.kind == tMinus && n.kind == tNumber && p.peek(2).kind != tLBrack {
+		p.next()
+		p.next()
+		return &ast.NumericLit{Loc: at(t.pos), Text: "-" + n.text, Kind: numKind(n.text)}
+	}
+	p.enter()
+	defer p.leave()
+	p.next()
+	op := ast.OpNeg
+	if t.kind == tPlus {
+		op = ast.OpPlus
+	}
+	return &ast.Unary{Loc: at(t.pos), Op: op, X: p.unary()}
+}
+
+// postfix parses subscripts: x[i][j].
+func (p *parser) postfix() ast.Expr {
+	x := p.primary()
+	for p.tok().kind == tLBrack {
+		t := p.next()
+		x = &ast.Subscript{X: x, Lbrack: t.pos, Index: p.expr()}
+		p.want(tRBrack)
+	}
+	return x
+}
+
+func numKind(text string) ast.NumKind {
+	switch {
+	case strings.ContainsAny(text, "eE"):
+		return ast.ApproxNum
+	case strings.Contains(text, "."):
+		return ast.DecimalNum
+	}
+	return ast.IntegerNum
+}
+
+// primary parses literals, names, calls, parenthesised expressions and the
+// special forms (CAST, CASE, ...).
+func (p *parser) primary() ast.Expr {
+	t := p.tok()
+	switch t.kind {
+	case tNumber:
+		p.next()
+		return &ast.NumericLit{Loc: at(t.pos), Text: t.text, Kind: numKind(t.text)}
+	case tString:
+		p.next()
+		return &ast.StringLit{Loc: at(t.pos), Value: t.val}
+	case tLParen:
+		if p.isQueryStart(1) {
+			p.unsupported(t.pos, "", "subqueries in expressions are not supported")
+		}
+		p.next()
+		x := p.expr()
+		p.want(tRParen)
+		return x
+	case tQuoted:
+		return p.nameExpr()
+	case tWord:
+		if x := p.keywordExpr(t); x != nil {
+			return x
+		}
+		if !ast.IsReserved(t.val) {
+			return p.nameExpr()
+		}
+		if ast.IsNiladicFunc(t.val) {
+			p.next()
+			name := &ast.ObjectName{Parts: []*ast.Ident{{Loc: at(t.pos), Name: t.text}}}
+			return &ast.FuncCall{Name: name, Niladic: true}
+		}
+		if ast.IsReservedFunc(t.val) && p.peek(1).kind == tLParen {
+			p.next()
+			name := &ast.ObjectName{Parts: []*ast.Ident{{Loc: at(t.pos), Name: t.text}}}
+			return p.funcCall(name)
+		}
+	case tStar:
+		p.fail(t.pos, "write * alone in the select list, or COUNT(*)",
+			"'*' is only allowed in the select list and in COUNT(*)")
+	}
+	p.expect("an expression")
+	p.unexpected()
+	return nil
+}
+
+// keywordExpr parses the expressions introduced by a keyword, or returns
+// nil when t does not start one.
+func (p *parser) keywordExpr(t token) ast.Expr {
+	next := p.peek(1)
+	switch t.val {
+	case "TRUE", "FALSE":
+		p.next()
+		return &ast.BoolLit{Loc: at(t.pos), Value: t.val == "TRUE"}
+	case "NULL":
+		p.next()
+		return &ast.NullLit{Loc: at(t.pos)}
+	case "DATE", "TIME", "TIMESTAMP":
+		if next.kind == tString {
+			p.next()
+			p.next()
+			return &ast.TypedLit{Loc: at(t.pos), Type: t.val, Value: next.val}
+		}
+	case "INTERVAL":
+		return p.interval()
+	case "CAST", "TRY_CAST":
+		if next.kind == tLParen {
+			p.next()
+			p.next()
+			c := &ast.Cast{Loc: at(t.pos), Try: t.val == "TRY_CAST", X: p.expr()}
+			p.wantKw("AS")
+			c.Type = p.typeName()
+			p.want(tRParen)
+			return c
+		}
+	case "CASE":
+		return p.caseExpr()
+	case "EXTRACT":
+		if next.kind == tLParen {
+			return p.extract()
+		}
+	case "ROW":
+		if next.kind == tLParen {
+			p.next()
+			p.next()
+			r := &ast.RowExpr{Loc: at(t.pos), Values: p.exprList()}
+			p.want(tRParen)
+			return r
+		}
+	case "ARRAY", "MAP":
+		if next.kind == tLBrack {
+			p.next()
+			p.next()
+			elems := p.exprList()
+			end := p.want(tRBrack)
+			if t.val == "ARRAY" {
+				return &ast.ArrayExpr{Loc: at(t.pos), Elems: elems}
+			}
+			if len(elems)%2 != 0 {
+				p.fail(end.pos, "list keys and values alternately: MAP['a', 1, 'b', 2]",
+					"MAP needs an even number of elements (key, value pairs)")
+			}
+			return &ast.MapExpr{Loc: at(t.pos), Elems: elems}
+		}
+		if t.val == "ARRAY" && next.kind == tLParen {
+			p.unsupported(t.pos, "", "ARRAY(subquery) is not supported")
+		}
+	case "EXISTS":
+		p.unsupported(t.pos, "", "EXISTS subqueries are not supported")
+	case "NOT":
+		p.fail(t.pos, "put the NOT expression in parentheses: (NOT x)",
+			"unexpected NOT, expected an expression")
+	}
+	return nil
+}
+
+// nameExpr parses a column reference a.b.c or a function call a.b(...).
+func (p *parser) nameExpr() ast.Expr {
+	parts := []*ast.Ident{p.ident("a column name")}
+	for p.tok().kind == tDot {
+		if s := p.peek(1); s.kind == tStar {
+			p.fail(s.pos, "write t.* only as a select-list item", "'.*' is only allowed in the select list")
+		}
+		p.next()
+		parts = append(parts, p.ident("a field name"))
+	}
+	if p.tok().kind == tLParen {
+		if len(parts) > 3 {
+			p.failf(parts[3].Pos(), "write the name as function, database.function or catalog.database.function",
+				"too many name parts: a function name has at most 3")
+		}
+		return p.funcCall(&ast.ObjectName{Parts: parts})
+	}
+	return &ast.ColumnRef{Parts: parts}
+}
+
+// funcCall parses (args) after a function name.
+func (p *parser) funcCall(name *ast.ObjectName) ast.Expr {
+	p.want(tLParen)
+	f := &ast.FuncCall{Name: name}
+	switch {
+	case p.accept(tRParen):
+	case p.tok().kind == tStar && p.peek(1).kind == tRParen:
+		p.next()
+		p.next()
+		f.Star = true
+	default:
+		if p.acceptKw("DISTINCT") {
+			f.Distinct = true
+		} else {
+			p.acceptKw("ALL")
+		}
+		f.Args = p.exprList()
+		p.want(tRParen)
+	}
+	if t := p.tok(); t.is("OVER") || t.is("FILTER") || t.is("WITHIN") {
+		p.unsupported(t.pos, "", "%s after a function call is not supported", t.val)
+	}
+	return f
+}
+
+// caseExpr parses CASE [x] WHEN ... THEN ... [ELSE ...] END.
+func (p *parser) caseExpr() ast.Expr {
+	c := &ast.Case{Loc: at(p.next().pos)}
+	if !p.isKw("WHEN") {
+		c.Operand = p.expr()
+	}
+	for {
+		w := p.tok()
+		if !p.acceptKw("WHEN") {
+			break
+		}
+		when := &ast.When{Loc: at(w.pos), Cond: p.expr()}
+		p.wantKw("THEN")
+		when.Result = p.expr()
+		c.Whens = append(c.Whens, when)
+	}
+	if len(c.Whens) == 0 {
+		p.unexpected()
+	}
+	if p.acceptKw("ELSE") {
+		c.Else = p.expr()
+	}
+	p.wantKw("END")
+	return c
+}
+
+// extractUnits are the units EXTRACT accepts.
+var extractUnits = map[string]bool{
+	"YEAR": true, "QUARTER": true, "MONTH": true, "WEEK": true, "DAY": true,
+	"HOUR": true, "MINUTE": true, "SECOND": true, "MILLISECOND": true,
+	"MICROSECOND": true, "NANOSECOND": true, "DOY": true, "DOW": true,
+	"EPOCH": true, "DECADE": true, "CENTURY": true, "MILLENNIUM": true,
+	"ISODOW": true, "ISOYEAR": true,
+}
+
+// extract parses EXTRACT(unit FROM x).
+func (p *parser) extract() ast.Expr {
+	e := &ast.Extract{Loc: at(p.next().pos)}
+	p.want(tLParen)
+	u := p.tok()
+	if u.kind != tWord || !extractUnits[u.val] {
+		p.expect("a time unit")
+		p.unexpectedAs("a time unit", "write e.g. EXTRACT(HOUR FROM ts)")
+	}
+	p.next()
+	e.Unit = ast.TimeUnit(u.val)
+	p.wantKw("FROM")
+	e.X = p.expr()
+	p.want(tRParen)
+	return e
+}

@@ -1,0 +1,416 @@
+package parser
+
+import (
+	"github.com/eddy-sql/eddy/internal/sql/ast"
+)
+
+// query parses a query: terms joined by UNION, then ORDER BY and LIMIT.
+func (p *parser) query() ast.Query {
+	p.enter()
+	defer p.leave()
+	q := p.queryTerm()
+	for {
+		t := p.tok()
+		if !p.acceptKw("UNION") {
+			break
+		}
+		op := &ast.SetOp{Kind: ast.Union, Left: q, OpPos: t.pos}
+		if p.acceptKw("ALL") {
+			op.All = true
+		} else {
+			p.acceptKw("DISTINCT")
+		}
+		op.Right = p.queryTerm()
+		q = op
+	}
+	if t := p.tok(); t.is("INTERSECT") || t.is("EXCEPT") || t.is("MINUS") {
+		p.unsupported(t.pos, "", "%s is not supported", t.val)
+	}
+	start := p.tok()
+	var order []*ast.OrderItem
+	var limit ast.Expr
+	if p.isKw("ORDER") {
+		p.next()
+		p.wantKw("BY")
+		order = []*ast.OrderItem{p.orderItem()}
+		for p.accept(tComma) {
+			order = append(order, p.orderItem())
+		}
+	} else {
+		p.expect("ORDER BY")
+	}
+	if p.acceptKw("LIMIT") {
+		limit = p.expr()
+	}
+	if order == nil && limit == nil {
+		return q
+	}
+	const hint = "wrap the query in a subquery: SELECT * FROM (...) ORDER BY ... LIMIT ..."
+	switch n := q.(type) {
+	case *ast.Select:
+		if n.OrderBy != nil || n.Limit != nil {
+			p.fail(start.pos, hint, "the query already has ORDER BY or LIMIT")
+		}
+		n.OrderBy, n.Limit = order, limit
+	case *ast.SetOp:
+		if n.OrderBy != nil || n.Limit != nil {
+			p.fail(start.pos, hint, "the query already has ORDER BY or LIMIT")
+		}
+		n.OrderBy, n.Limit = order, limit
+	case *ast.Values:
+		p.fail(start.pos, "select from the values instead: SELECT * FROM (VALUES ...) AS t(a, b) ORDER BY a",
+			"ORDER BY and LIMIT cannot follow VALUES")
+	}
+	return q
+}
+
+// queryTerm parses SELECT ..., VALUES ... or (query).
+func (p *parser) queryTerm() ast.Query {
+	t := p.tok()
+	switch {
+	case t.is("SELECT"):
+		return p.selectCore()
+	case t.is("VALUES"):
+		return p.values()
+	case t.kind == tLParen:
+		p.next()
+		q := p.query()
+		p.want(tRParen)
+		return q
+	case t.is("WITH"):
+		p.unsupported(t.pos, "move the named query into a subquery in FROM", "WITH (common table expressions) is not supported")
+	}
+	p.expect("SELECT")
+	p.expect("VALUES")
+	p.unexpected()
+	return nil
+}
+
+// values parses VALUES (a, b), ROW(c, d), ....
+func (p *parser) values() *ast.Values {
+	v := &ast.Values{Loc: at(p.next().pos)}
+	for {
+		t := p.tok()
+		if t.is("ROW") {
+			p.next()
+		}
+		p.want(tLParen)
+		v.Rows = append(v.Rows, &ast.RowExpr{Loc: at(t.pos), Values: p.exprList()})
+		p.want(tRParen)
+		if !p.accept(tComma) {
+			return v
+		}
+	}
+}
+
+// selectCore parses SELECT ... up to HAVING; ORDER BY and LIMIT belong to
+// query.
+func (p *parser) selectCore() *ast.Select {
+	s := &ast.Select{Loc: at(p.next().pos)}
+	if p.acceptKw("DISTINCT") {
+		s.Distinct = true
+	} else {
+		p.acceptKw("ALL")
+	}
+	s.Items = []*ast.SelectItem{p.selectItem()}
+	for p.accept(tComma) {
+		s.Items = append(s.Items, p.selectItem())
+	}
+	if p.acceptKw("FROM") {
+		s.From = p.from()
+	}
+	if p.acceptKw("WHERE") {
+		s.Where = p.expr()
+	}
+	if p.isKw("GROUP") {
+		p.next()
+		p.wantKw("BY")
+		s.GroupBy = p.exprList()
+	} else {
+		p.expect("GROUP BY")
+	}
+	if p.acceptKw("HAVING") {
+		s.Having = p.expr()
+	}
+	if t := p.tok(); t.is("WINDOW") || t.is("QUALIFY") {
+		p.unsupported(t.pos, "", "%s is not supported", t.val)
+	}
+	return s
+}
+
+// selectItem parses expr [[AS] alias], * or name.*.
+func (p *parser) selectItem() *ast.SelectItem {
+	t := p.tok()
+	if t.kind == tStar {
+		p.next()
+		return &ast.SelectItem{Expr: &ast.Star{Loc: at(t.pos)}}
+	}
+	// name.name.* : look ahead for the star.
+	for i := 0; isIdent(p.peek(i)) && p.peek(i+1).kind == tDot; i += 2 {
+		if p.peek(i+2).kind != tStar {
+			continue
+		}
+		q := &ast.ObjectName{}
+		for j := 0; j <= i; j += 2 {
+			q.Parts = append(q.Parts, p.ident("a table name"))
+			p.next() // '.'
+		}
+		p.next() // '*'
+		return &ast.SelectItem{Expr: &ast.Star{Loc: at(t.pos), Qualifier: q}}
+	}
+	it := &ast.SelectItem{Expr: p.expr()}
+	it.Alias = p.optAlias()
+	return it
+}
+
+// clauseKeywords are keywords that can follow an expression or a source;
+// a near-miss of one in alias position is reported as a typo.
+var clauseKeywords = []string{
+	"FROM", "WHERE", "GROUP", "HAVING", "ORDER", "LIMIT", "UNION", "JOIN",
+	"INNER", "LEFT", "RIGHT", "FULL", "CROSS", "ON", "SELECT", "VALUES", "PARTITION",
+}
+
+// optAlias parses an optional [AS] name.
+func (p *parser) optAlias() *ast.Ident {
+	if p.acceptKw("AS") {
+		return p.ident("an alias")
+	}
+	t := p.tok()
+	if !isIdent(t) {
+		return nil
+	}
+	if t.kind == tWord {
+		if s := suggest(t.val, clauseKeywords); s != "" {
+			switch p.peek(1).kind {
+			case tWord, tQuoted, tNumber, tString:
+				p.failf(t.pos, "did you mean "+s+"?", "unexpected %s, expected %s", t.describe(), s)
+			}
+		}
+	}
+	return p.ident("an alias")
+}
+
+// optSourceAlias parses an optional [AS] name [(col, ...)] after a FROM
+// source.
+func (p *parser) optSourceAlias() *ast.Alias {
+	name := p.optAlias()
+	if name == nil {
+		return nil
+	}
+	a := &ast.Alias{Name: name}
+	if p.tok().kind == tLParen {
+		a.Columns = p.parenIdents("a column name")
+	}
+	return a
+}
+
+// orderItem parses expr [ASC|DESC] [NULLS FIRST|LAST].
+func (p *parser) orderItem() *ast.OrderItem {
+	o := &ast.OrderItem{Expr: p.expr()}
+	if p.acceptKw("DESC") {
+		o.Desc = true
+	} else {
+		p.acceptKw("ASC")
+	}
+	if p.acceptKw("NULLS") {
+		if p.acceptKw("FIRST") {
+			o.Nulls = ast.NullsFirst
+		} else {
+			p.wantKw("LAST")
+			o.Nulls = ast.NullsLast
+		}
+	}
+	return o
+}
+
+// from parses the FROM clause: sources joined by commas and JOINs.
+func (p *parser) from() ast.TableExpr {
+	left := p.tableRef()
+	for {
+		t := p.tok()
+		j := &ast.Join{Left: left, JoinPos: t.pos}
+		switch {
+		case t.kind == tComma:
+			p.next()
+			j.Type = ast.CommaJoin
+		case t.is("JOIN"):
+			p.next()
+			j.Type = ast.InnerJoin
+		case t.is("INNER"):
+			p.next()
+			p.wantKw("JOIN")
+			j.Type = ast.InnerJoin
+		case t.is("LEFT"), t.is("RIGHT"), t.is("FULL"):
+			p.next()
+			p.acceptKw("OUTER")
+			p.wantKw("JOIN")
+			j.Type = map[string]ast.JoinType{"LEFT": ast.LeftJoin, "RIGHT": ast.RightJoin, "FULL": ast.FullJoin}[t.val]
+		case t.is("CROSS"):
+			p.next()
+			p.wantKw("JOIN")
+			j.Type = ast.CrossJoin
+		case t.is("NATURAL"):
+			p.unsupported(t.pos, "write the join condition with ON", "NATURAL JOIN is not supported")
+		default:
+			p.expect("JOIN")
+			return left
+		}
+		j.Right = p.tableRef()
+		if j.Type != ast.CommaJoin && j.Type != ast.CrossJoin {
+			p.wantKw("ON")
+			j.On = p.expr()
+		}
+		left = j
+	}
+}
+
+// tableRef parses one FROM source.
+func (p *parser) tableRef() ast.TableExpr {
+	t := p.tok()
+	switch {
+	case t.is("LATERAL"):
+		p.next()
+		p.wantKw("TABLE")
+		return p.wrappedTableFunc(t, true)
+	case t.is("TABLE"):
+		p.next()
+		if p.tok().kind != tLParen {
+			p.expect("'('")
+			p.unexpectedAs("'('", "to read a table write FROM t; TABLE t is only valid as a table function argument")
+		}
+		return p.wrappedTableFunc(t, false)
+	case t.kind == tLParen:
+		if !p.isQueryStart(1) {
+			p.next()
+			p.expect("SELECT")
+			p.expect("VALUES")
+			p.unexpectedAs("a query", "parentheses in FROM enclose a subquery: FROM (SELECT ...) AS t")
+		}
+		p.next()
+		s := &ast.Subquery{Loc: at(t.pos), Query: p.query()}
+		p.want(tRParen)
+		s.Alias = p.optSourceAlias()
+		return s
+	case t.is("UNNEST"):
+		p.unsupported(t.pos, "", "UNNEST is not supported")
+	}
+	name := p.tableName()
+	if p.tok().kind == tLParen {
+		f := &ast.TableFunc{Loc: at(t.pos), Name: name, Args: p.args()}
+		f.Alias = p.optSourceAlias()
+		return f
+	}
+	if u := p.tok(); u.is("FOR") {
+		p.unsupported(u.pos, "", "FOR SYSTEM_TIME AS OF (temporal joins) is not supported")
+	}
+	return &ast.TableName{Name: name, Alias: p.optSourceAlias()}
+}
+
+// wrappedTableFunc parses (f(args)) [alias] after TABLE.
+func (p *parser) wrappedTableFunc(start token, lateral bool) *ast.TableFunc {
+	p.want(tLParen)
+	f := &ast.TableFunc{Loc: at(start.pos), Lateral: lateral, Wrapped: true}
+	f.Name = p.objectName("table function", 3, "function, database.function or catalog.database.function")
+	if p.tok().kind != tLParen {
+		p.expect("'('")
+		p.unexpectedAs("'('", "TABLE(...) encloses a table function call such as TABLE(f(x))")
+	}
+	f.Args = p.args()
+	p.want(tRParen)
+	f.Alias = p.optSourceAlias()
+	return f
+}
+
+// args parses the argument list of a table function call.
+func (p *parser) args() []*ast.Arg {
+	p.want(tLParen)
+	args := []*ast.Arg{}
+	if p.accept(tRParen) {
+		return args
+	}
+	for {
+		args = append(args, p.arg())
+		if !p.accept(tComma) {
+			p.want(tRParen)
+			return args
+		}
+	}
+}
+
+// arg parses [name =>] value.
+func (p *parser) arg() *ast.Arg {
+	a := &ast.Arg{}
+	if isIdent(p.tok()) && p.peek(1).kind == tArrow {
+		a.Name = p.ident("an argument name")
+		p.next()
+	}
+	a.Value = p.argValue()
+	a.Loc = at(a.Value.Pos())
+	if a.Name != nil {
+		a.Loc = a.Name.Loc
+	}
+	return a
+}
+
+// argValue parses a table argument, DESCRIPTOR(...), DEFAULT or a scalar
+// expression.
+func (p *parser) argValue() ast.Expr {
+	t := p.tok()
+	switch {
+	case t.is("TABLE"):
+		p.next()
+		ta := &ast.TableArg{Loc: at(t.pos), Name: p.tableName()}
+		p.partitionOrder(ta)
+		return ta
+	case t.kind == tLParen && p.isQueryStart(1):
+		p.next()
+		ta := &ast.TableArg{Loc: at(t.pos), Query: p.query()}
+		p.want(tRParen)
+		p.partitionOrder(ta)
+		return ta
+	case t.is("DESCRIPTOR") && p.peek(1).kind == tLParen:
+		p.next()
+		p.next()
+		d := &ast.Descriptor{Loc: at(t.pos), Columns: []*ast.Ident{}}
+		if !p.accept(tRParen) {
+			d.Columns = p.identList("a column name")
+			p.want(tRParen)
+		}
+		return d
+	case t.is("DEFAULT"):
+		p.next()
+		return &ast.Default{Loc: at(t.pos)}
+	}
+	return p.expr()
+}
+
+// partitionOrder parses [PARTITION BY col | (cols)] [ORDER BY item |
+// (items)] after a table argument.
+func (p *parser) partitionOrder(ta *ast.TableArg) {
+	if p.isKw("PARTITION") {
+		p.next()
+		p.wantKw("BY")
+		if p.tok().kind == tLParen {
+			ta.PartitionBy = p.parenIdents("a column name")
+		} else {
+			ta.PartitionBy = []*ast.Ident{p.ident("a column name")}
+		}
+	} else {
+		p.expect("PARTITION BY")
+	}
+	if p.isKw("ORDER") {
+		p.next()
+		p.wantKw("BY")
+		if p.accept(tLParen) {
+			ta.OrderBy = []*ast.OrderItem{p.orderItem()}
+			for p.accept(tComma) {
+				ta.OrderBy = append(ta.OrderBy, p.orderItem())
+			}
+			p.want(tRParen)
+		} else {
+			ta.OrderBy = []*ast.OrderItem{p.orderItem()}
+		}
+	} else {
+		p.expect("ORDER BY")
+	}
+}

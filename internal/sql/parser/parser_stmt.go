@@ -1,0 +1,200 @@
+package parser
+
+import (
+	"github.com/eddy-sql/eddy/internal/sql/ast"
+)
+
+// statementKeywords are the words a statement can start with, for errors.
+var statementKeywords = []string{
+	"SELECT", "VALUES", "INSERT", "CREATE", "DROP", "SET", "RESET", "USE",
+	"SHOW", "DESCRIBE", "DESC", "EXPLAIN", "ADD",
+}
+
+// statement parses one statement.
+func (p *parser) statement() ast.Statement {
+	t := p.tok()
+	switch {
+	case t.is("SELECT"), t.is("VALUES"), t.is("WITH"), t.kind == tLParen:
+		return p.query()
+	case t.is("INSERT"):
+		return p.insert()
+	case t.is("CREATE"):
+		return p.create()
+	case t.is("DROP"):
+		return p.drop()
+	case t.is("SET"):
+		return p.set()
+	case t.is("RESET"):
+		p.next()
+		r := &ast.Reset{Loc: at(t.pos)}
+		if p.tok().kind == tString {
+			r.Key = p.stringLit("", "")
+		}
+		return r
+	case t.is("USE"):
+		return p.use()
+	case t.is("SHOW"):
+		return p.show()
+	case t.is("DESCRIBE"), t.is("DESC"):
+		p.next()
+		return &ast.Describe{Loc: at(t.pos), Name: p.tableName()}
+	case t.is("EXPLAIN"):
+		return p.explain()
+	case t.is("ADD"):
+		p.next()
+		p.wantKw("JAR")
+		return &ast.AddJar{Loc: at(t.pos), Path: p.stringLit("a JAR path", "write the path as a string: ADD JAR '/path/to/file.jar'")}
+	case t.is("ALTER"), t.is("UPDATE"), t.is("DELETE"), t.is("MERGE"), t.is("TRUNCATE"),
+		t.is("EXECUTE"), t.is("BEGIN"), t.is("CALL"), t.is("ANALYZE"), t.is("LOAD"), t.is("UNLOAD"):
+		p.unsupported(t.pos, "", "%s statements are not supported", t.val)
+	}
+	for _, kw := range statementKeywords {
+		p.expect(kw)
+	}
+	p.unexpectedAs("a statement",
+		"statements start with SELECT, INSERT, CREATE, DROP, SET, RESET, USE, SHOW, DESCRIBE or EXPLAIN")
+	return nil
+}
+
+// insert parses INSERT INTO table [(cols)] query.
+func (p *parser) insert() *ast.Insert {
+	t := p.next()
+	if p.isKw("OVERWRITE") {
+		p.unsupported(p.tok().pos, "use INSERT INTO", "INSERT OVERWRITE is not supported")
+	}
+	p.wantKw("INTO")
+	ins := &ast.Insert{Loc: at(t.pos), Table: p.tableName()}
+	if p.tok().kind == tLParen && !p.isQueryStart(1) {
+		ins.Columns = p.parenIdents("a column name")
+	}
+	if !p.isQueryStart(0) {
+		p.expect("SELECT")
+		p.expect("VALUES")
+		if ins.Columns == nil {
+			p.expect("'('")
+		}
+		p.unexpected()
+	}
+	ins.Query = p.query()
+	return ins
+}
+
+// set parses SET and SET 'key' = 'value'.
+func (p *parser) set() *ast.Set {
+	t := p.next()
+	s := &ast.Set{Loc: at(t.pos)}
+	const hint = "quote the key and the value: SET 'key' = 'value'"
+	switch k := p.tok(); k.kind {
+	case tString:
+	case tWord, tQuoted, tNumber:
+		p.fail(k.pos, hint, "unexpected "+k.describe()+", expected a quoted key")
+	default:
+		p.expect("a quoted key")
+		return s
+	}
+	s.Key = p.stringLit("a quoted key", hint)
+	p.want(tEq)
+	s.Value = p.stringLit("a quoted value", hint)
+	return s
+}
+
+// use parses USE CATALOG name and USE [catalog.]database.
+func (p *parser) use() ast.Statement {
+	t := p.next()
+	if p.isKw("CATALOG") && isIdent(p.peek(1)) {
+		p.next()
+		return &ast.UseCatalog{Loc: at(t.pos), Name: p.ident("a catalog name")}
+	}
+	p.expect("CATALOG")
+	return &ast.UseDatabase{Loc: at(t.pos), Name: p.databaseName()}
+}
+
+// show parses the SHOW statements.
+func (p *parser) show() ast.Statement {
+	t := p.next()
+	s := &ast.Show{Loc: at(t.pos)}
+	switch {
+	case p.acceptKw("CATALOGS"):
+		s.What = ast.ShowCatalogs
+	case p.acceptKw("DATABASES"):
+		s.What = ast.ShowDatabases
+	case p.acceptKw("TABLES"):
+		s.What = ast.ShowTables
+	case p.acceptKw("FUNCTIONS"):
+		s.What = ast.ShowFunctions
+	case p.acceptKw("CURRENT"):
+		if p.acceptKw("CATALOG") {
+			s.What = ast.ShowCurrentCatalog
+		} else {
+			p.wantKw("DATABASE")
+			s.What = ast.ShowCurrentDatabase
+		}
+	case p.acceptKw("CREATE"):
+		p.wantKw("TABLE")
+		return &ast.ShowCreateTable{Loc: at(t.pos), Name: p.tableName()}
+	default:
+		p.unexpected()
+	}
+	return s
+}
+
+// explainDetails are the detail keywords of EXPLAIN.
+var explainDetails = []string{"ESTIMATED_COST", "CHANGELOG_MODE", "JSON_EXECUTION_PLAN", "PLAN_ADVICE"}
+
+func isExplainDetail(t token) bool {
+	for _, d := range explainDetails {
+		if t.is(d) {
+			return true
+		}
+	}
+	return false
+}
+
+// explain parses EXPLAIN [PLAN FOR | detail, ...] statement.
+func (p *parser) explain() *ast.Explain {
+	t := p.next()
+	e := &ast.Explain{Loc: at(t.pos)}
+	switch {
+	case p.isKw("PLAN") && p.peek(1).is("FOR"):
+		p.next()
+		p.next()
+	case isExplainDetail(p.tok()):
+		for {
+			d := p.tok()
+			if !isExplainDetail(d) {
+				for _, x := range explainDetails {
+					p.expect(x)
+				}
+				p.unexpected()
+			}
+			p.next()
+			e.Details = append(e.Details, d.val)
+			if !p.accept(tComma) {
+				break
+			}
+		}
+	default:
+		p.expect("PLAN FOR")
+		for _, x := range explainDetails {
+			p.expect(x)
+		}
+	}
+	s := p.tok()
+	switch {
+	case p.isQueryStart(0):
+		e.Statement = p.query()
+	case s.is("INSERT"):
+		e.Statement = p.insert()
+	case s.is("CREATE") && (p.peek(1).is("TABLE") || p.peek(1).is("TEMPORARY")):
+		e.Statement = p.create()
+		if _, ok := e.Statement.(*ast.CreateTable); !ok {
+			p.fail(s.pos, "", "EXPLAIN supports queries, INSERT and CREATE TABLE statements")
+		}
+	default:
+		p.expect("SELECT")
+		p.expect("INSERT")
+		p.expect("CREATE TABLE")
+		p.unexpected()
+	}
+	return e
+}

@@ -1,0 +1,249 @@
+package plan
+
+import (
+	"errors"
+	"strings"
+
+	"github.com/eddy-sql/eddy/internal/expr"
+	"github.com/eddy-sql/eddy/internal/sql/ast"
+	"github.com/eddy-sql/eddy/internal/sqlerr"
+	"github.com/eddy-sql/eddy/types"
+)
+
+// positioned attaches pos to an error from package expr, keeping its code.
+func positioned(err error, pos sqlerr.Pos, def sqlerr.Code) error {
+	if err == nil {
+		return nil
+	}
+	var se *sqlerr.Error
+	if errors.As(err, &se) {
+		cp := *se
+		if !cp.Pos.IsValid() {
+			cp.Pos = pos
+		}
+		if cp.Code == "" || cp.Code == sqlerr.Internal {
+			cp.Code = def
+		}
+		return &cp
+	}
+	return sqlerr.Newf(def, "%v", err).At(pos)
+}
+
+var binaryOps = map[ast.BinaryOp]string{
+	ast.OpOr: "OR", ast.OpAnd: "AND", ast.OpEq: "=", ast.OpNe: "<>", ast.OpLt: "<", ast.OpLe: "<=",
+	ast.OpGt: ">", ast.OpGe: ">=", ast.OpConcat: "||", ast.OpAdd: "+", ast.OpSub: "-",
+	ast.OpMul: "*", ast.OpDiv: "/", ast.OpMod: "%",
+}
+
+// bindExpr type-checks an AST expression against sc.
+func bindExpr(e ast.Expr, sc *scope) (expr.Expr, error) {
+	switch n := e.(type) {
+	case *ast.ColumnRef:
+		i, err := sc.resolve(n)
+		if err != nil {
+			return nil, err
+		}
+		c := sc.cols[i]
+		x, err := expr.Col(i, c.name, c.typ)
+		return x, positioned(err, n.Pos(), sqlerr.Internal)
+	case *ast.NumericLit:
+		v, t, err := expr.NumericLiteral(n.Text)
+		if err != nil {
+			return nil, positioned(err, n.Pos(), sqlerr.Syntax)
+		}
+		return lit(v, t, n.Pos())
+	case *ast.StringLit:
+		v, t := expr.StringLiteral(n.Value)
+		return lit(v, t, n.Pos())
+	case *ast.BoolLit:
+		return lit(types.NewBool(n.Value), types.Boolean.NonNull(), n.Pos())
+	case *ast.NullLit:
+		return lit(types.Null, types.NullType, n.Pos())
+	case *ast.TypedLit:
+		var v types.Value
+		var t types.Type
+		var err error
+		switch strings.ToUpper(n.Type) {
+		case "TIMESTAMP":
+			v, t, err = expr.TimestampLiteral(n.Value)
+		case "DATE":
+			v, t, err = expr.DateLiteral(n.Value)
+		case "TIME":
+			v, t, err = expr.TimeLiteral(n.Value)
+		default:
+			return nil, errAt(n.Pos(), sqlerr.Unsupported, "%s literals are not supported", n.Type)
+		}
+		if err != nil {
+			return nil, positioned(err, n.Pos(), sqlerr.Syntax)
+		}
+		return lit(v, t, n.Pos())
+	case *ast.IntervalLit:
+		unit := string(n.Start)
+		if n.End != "" {
+			unit += " TO " + string(n.End)
+		}
+		v, t, err := expr.IntervalLiteral(n.Value, unit)
+		if err != nil {
+			return nil, positioned(err, n.Pos(), sqlerr.Syntax)
+		}
+		return lit(v, t, n.Pos())
+	case *ast.Unary:
+		x, err := bindExpr(n.X, sc)
+		if err != nil {
+			return nil, err
+		}
+		r, err := expr.Unary(n.Op.String(), x)
+		return r, positioned(err, n.Pos(), sqlerr.TypeMismatch)
+	case *ast.Binary:
+		x, err := bindExpr(n.X, sc)
+		if err != nil {
+			return nil, err
+		}
+		y, err := bindExpr(n.Y, sc)
+		if err != nil {
+			return nil, err
+		}
+		r, err := expr.Binary(binaryOps[n.Op], x, y)
+		return r, positioned(err, n.OpPos, sqlerr.TypeMismatch)
+	case *ast.Is:
+		x, err := bindExpr(n.X, sc)
+		if err != nil {
+			return nil, err
+		}
+		op := "IS "
+		if n.Not {
+			op += "NOT "
+		}
+		r, err := expr.Unary(op+n.What.String(), x)
+		return r, positioned(err, n.IsPos, sqlerr.TypeMismatch)
+	case *ast.Between:
+		x, lo, hi, err := bind3(n.X, n.Lo, n.Hi, sc)
+		if err != nil {
+			return nil, err
+		}
+		r, err := expr.Between(x, lo, hi, n.Not)
+		return r, positioned(err, n.BetweenPos, sqlerr.TypeMismatch)
+	case *ast.In:
+		x, err := bindExpr(n.X, sc)
+		if err != nil {
+			return nil, err
+		}
+		list, err := bindList(n.List, sc)
+		if err != nil {
+			return nil, err
+		}
+		r, err := expr.In(x, list, n.Not)
+		return r, positioned(err, n.InPos, sqlerr.TypeMismatch)
+	case *ast.Like:
+		x, err := bindExpr(n.X, sc)
+		if err != nil {
+			return nil, err
+		}
+		p, err := bindExpr(n.Pattern, sc)
+		if err != nil {
+			return nil, err
+		}
+		op := "LIKE"
+		if n.Not {
+			op = "NOT LIKE"
+		}
+		r, err := expr.Binary(op, x, p)
+		return r, positioned(err, n.LikePos, sqlerr.TypeMismatch)
+	case *ast.Cast:
+		x, err := bindExpr(n.X, sc)
+		if err != nil {
+			return nil, err
+		}
+		r, err := expr.Cast(x, n.Type.Type, n.Try)
+		return r, positioned(err, n.Pos(), sqlerr.TypeMismatch)
+	case *ast.Case:
+		var operand expr.Expr
+		var err error
+		if n.Operand != nil {
+			if operand, err = bindExpr(n.Operand, sc); err != nil {
+				return nil, err
+			}
+		}
+		var whens, thens []expr.Expr
+		for _, w := range n.Whens {
+			c, err := bindExpr(w.Cond, sc)
+			if err != nil {
+				return nil, err
+			}
+			r, err := bindExpr(w.Result, sc)
+			if err != nil {
+				return nil, err
+			}
+			whens, thens = append(whens, c), append(thens, r)
+		}
+		var els expr.Expr
+		if n.Else != nil {
+			if els, err = bindExpr(n.Else, sc); err != nil {
+				return nil, err
+			}
+		}
+		r, err := expr.Case(operand, whens, thens, els)
+		return r, positioned(err, n.Pos(), sqlerr.TypeMismatch)
+	case *ast.FuncCall:
+		if n.Star || n.Distinct {
+			return nil, errAt(n.Pos(), sqlerr.Unsupported, "Aggregate function %s is not supported yet", n.Name).
+				WithHint("Eddy runs per-row expressions and process table functions; use a PTF with state to aggregate")
+		}
+		args, err := bindList(n.Args, sc)
+		if err != nil {
+			return nil, err
+		}
+		name := strings.ToUpper(n.Name.Last().Name)
+		r, err := expr.Call(name, args...)
+		if err != nil {
+			return nil, positioned(err, n.Pos(), sqlerr.UnknownFunction)
+		}
+		return r, nil
+	case *ast.TableArg, *ast.Descriptor, *ast.Default:
+		return nil, errAt(e.Pos(), sqlerr.InvalidArgument, "%s is only allowed as an argument of a table function", ast.Format(e))
+	case *ast.Star:
+		return nil, errAt(e.Pos(), sqlerr.Syntax, "'*' is only allowed in the select list or in COUNT(*)")
+	}
+	return nil, errAt(e.Pos(), sqlerr.Unsupported, "Expression %s is not supported yet", ast.Format(e))
+}
+
+func lit(v types.Value, t types.Type, pos sqlerr.Pos) (expr.Expr, error) {
+	x, err := expr.Lit(v, t)
+	return x, positioned(err, pos, sqlerr.Internal)
+}
+
+func bind3(a, b, c ast.Expr, sc *scope) (x, y, z expr.Expr, err error) {
+	if x, err = bindExpr(a, sc); err != nil {
+		return
+	}
+	if y, err = bindExpr(b, sc); err != nil {
+		return
+	}
+	z, err = bindExpr(c, sc)
+	return
+}
+
+func bindList(list []ast.Expr, sc *scope) ([]expr.Expr, error) {
+	out := make([]expr.Expr, 0, len(list))
+	for _, e := range list {
+		x, err := bindExpr(e, sc)
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, x)
+	}
+	return out, nil
+}
+
+// castTo converts e to t when they differ, with an implicit cast only.
+func castTo(e expr.Expr, t types.Type, pos sqlerr.Pos, what string) (expr.Expr, error) {
+	if e.Type().Same(t) {
+		return e, nil
+	}
+	if !expr.CanCastImplicitly(e.Type(), t) {
+		return nil, errAt(pos, sqlerr.TypeMismatch, "Cannot assign a value of type %s to %s of type %s", e.Type(), what, t).
+			WithHint("CAST(... AS %s) converts it explicitly", t.Nullable())
+	}
+	r, err := expr.Cast(e, t, false)
+	return r, positioned(err, pos, sqlerr.TypeMismatch)
+}

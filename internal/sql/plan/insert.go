@@ -1,0 +1,214 @@
+package plan
+
+import (
+	"slices"
+	"strings"
+
+	"github.com/eddy-sql/eddy/internal/catalog"
+	"github.com/eddy-sql/eddy/internal/expr"
+	"github.com/eddy-sql/eddy/internal/jobgraph"
+	"github.com/eddy-sql/eddy/internal/sql/ast"
+	"github.com/eddy-sql/eddy/internal/sqlerr"
+	"github.com/eddy-sql/eddy/ptf"
+	"github.com/eddy-sql/eddy/types"
+)
+
+// targetColumns maps an INSERT column list to positions in the target's
+// physical schema (all of them, in order, without a list).
+func targetColumns(t *catalog.Table, cols []*ast.Ident) ([]int, error) {
+	phys := t.PhysicalSchema()
+	if len(cols) == 0 {
+		out := make([]int, phys.Len())
+		for i := range out {
+			out[i] = i
+		}
+		return out, nil
+	}
+	var out []int
+	for _, c := range cols {
+		i := phys.Index(c.Name)
+		if i < 0 {
+			return nil, errAt(c.Pos(), sqlerr.UnknownColumn, "Unknown target column '%s' of %s. Writable columns are: [%s]", c.Name, t.Name, strings.Join(phys.Names(), ", "))
+		}
+		if slices.Contains(out, i) {
+			return nil, errAt(c.Pos(), sqlerr.InvalidArgument, "Target column '%s' is listed twice", c.Name)
+		}
+		out = append(out, i)
+	}
+	return out, nil
+}
+
+// PlanValues evaluates INSERT INTO t VALUES rows into stored rows.
+func (p *Planner) PlanValues(t *catalog.Table, cols []*ast.Ident, v *ast.Values) ([]types.Row, error) {
+	target, err := targetColumns(t, cols)
+	if err != nil {
+		return nil, err
+	}
+	phys := t.PhysicalSchema()
+	rows := make([]types.Row, 0, len(v.Rows))
+	for _, r := range v.Rows {
+		if len(r.Values) != len(target) {
+			return nil, errAt(r.Pos(), sqlerr.InvalidArgument, "Column count mismatch: the row has %d values, but %d columns are written (%s)",
+				len(r.Values), len(target), strings.Join(pick(phys.Names(), target), ", "))
+		}
+		vals := make([]types.Value, phys.Len())
+		set := make([]bool, phys.Len())
+		for i, e := range r.Values {
+			f := phys.Fields[target[i]]
+			x, err := bindExpr(e, &scope{})
+			if err != nil {
+				return nil, err
+			}
+			if x, err = castTo(x, f.Type, e.Pos(), "column '"+f.Name+"'"); err != nil {
+				return nil, err
+			}
+			val, err := x.Eval(nil)
+			if err != nil {
+				return nil, errAt(e.Pos(), sqlerr.InvalidArgument, "Cannot evaluate the value of column '%s': %v", f.Name, err)
+			}
+			if val.IsNull() && f.Type.NotNull {
+				return nil, errAt(e.Pos(), sqlerr.InvalidArgument, "Column '%s' is NOT NULL, but the value is NULL", f.Name)
+			}
+			vals[target[i]], set[target[i]] = val, true
+		}
+		for i, f := range phys.Fields {
+			if !set[i] && f.Type.NotNull {
+				return nil, errAt(r.Pos(), sqlerr.InvalidArgument, "Column '%s' is NOT NULL and has no value", f.Name)
+			}
+		}
+		rows = append(rows, types.Row{Kind: types.Insert, Values: vals})
+	}
+	return rows, nil
+}
+
+func pick(names []string, idx []int) []string {
+	out := make([]string, len(idx))
+	for i, j := range idx {
+		out[i] = names[j]
+	}
+	return out
+}
+
+// requiredFor returns what a sink table accepts.
+func requiredFor(t *catalog.Table) ptf.ChangelogMode {
+	switch modeOf(t) {
+	case jobgraph.Upsert:
+		return ptf.Upsert()
+	case jobgraph.Retract:
+		return ptf.Retract()
+	}
+	return ptf.InsertOnly()
+}
+
+// PlanInsert plans INSERT INTO t [(cols)] query (also the insert of CREATE
+// TABLE AS SELECT).
+func (p *Planner) PlanInsert(t *catalog.Table, cols []*ast.Ident, q ast.Query, pos sqlerr.Pos) (*QueryPlan, error) {
+	if c := t.Connector(); c != "" {
+		return nil, errAt(pos, sqlerr.Unsupported, "Table '%s' uses connector '%s', which this version of Eddy cannot write yet", t.Name, c)
+	}
+	target, err := targetColumns(t, cols)
+	if err != nil {
+		return nil, err
+	}
+	p.required = requiredFor(t)
+	job := &jobgraph.Job{Parallelism: 1}
+	f, err := p.planQuery(q, job)
+	if err != nil {
+		return nil, err
+	}
+	phys := t.PhysicalSchema()
+	if len(f.sc.cols) != len(target) {
+		return nil, errAt(q.Pos(), sqlerr.InvalidArgument, "Column count mismatch: the query returns %d columns (%s), but %d are written into %s (%s)",
+			len(f.sc.cols), strings.Join(f.sc.names(), ", "), len(target), t.Name, strings.Join(pick(phys.Names(), target), ", "))
+	}
+	sinkMode := modeOf(t)
+	var pk []int
+	for _, k := range t.PrimaryKey {
+		pk = append(pk, phys.Index(k))
+	}
+	if err := checkSinkMode(t, f, target, pk, sinkMode, q.Pos()); err != nil {
+		return nil, err
+	}
+	proj := make([]expr.Expr, phys.Len())
+	identity := len(target) == phys.Len()
+	for i, ti := range target {
+		c := f.sc.cols[i]
+		x, err := expr.Col(i, c.name, c.typ)
+		if err != nil {
+			return nil, err
+		}
+		if x, err = castTo(x, phys.Fields[ti].Type, q.Pos(), "column '"+phys.Fields[ti].Name+"'"); err != nil {
+			return nil, err
+		}
+		if ti != i || !c.typ.Same(phys.Fields[ti].Type) {
+			identity = false
+		}
+		proj[ti] = x
+	}
+	for i, x := range proj {
+		if x == nil {
+			if phys.Fields[i].Type.NotNull {
+				return nil, errAt(q.Pos(), sqlerr.InvalidArgument, "Column '%s' of %s is NOT NULL, but the INSERT gives it no value", phys.Fields[i].Name, t.Name)
+			}
+			proj[i], _ = expr.Lit(types.Null, phys.Fields[i].Type)
+		}
+	}
+	if !identity {
+		f.addCalc(jobgraph.Calc{Project: proj})
+	}
+	var bucket []int
+	for _, k := range t.BucketKey() {
+		bucket = append(bucket, phys.Index(k))
+	}
+	job.Sink = jobgraph.Sink{
+		Kind: jobgraph.LogSink, Table: t.FullName(), Log: t.Log, Partitions: t.Buckets(),
+		Mode: sinkMode, Key: pk, Bucket: bucket, Schema: phys,
+	}
+	job.Mode, job.UpsertKey = f.mode, pk
+	return &QueryPlan{Job: job, Schema: phys, Mode: f.mode, Key: pk}, nil
+}
+
+// checkSinkMode verifies that the query's changelog fits the sink table.
+func checkSinkMode(t *catalog.Table, f *frag, target, pk []int, sink jobgraph.Mode, pos sqlerr.Pos) error {
+	switch {
+	case f.mode == jobgraph.Append || sink == jobgraph.Retract:
+		if f.mode == jobgraph.Upsert {
+			f.normalize()
+		}
+		return nil
+	case sink == jobgraph.Append:
+		if f.mode == jobgraph.Upsert && f.input >= 0 {
+			return errAt(pos, sqlerr.ChangelogMismatch, "Table sink '%s' is append-only, but the query reads an updating table", t.Name).
+				WithHint("declare a PRIMARY KEY on %s so it becomes an upsert table, or set 'changelog.mode' = 'retract'", t.Name)
+		}
+		what := "a retract changelog (updates and deletes)"
+		if f.mode == jobgraph.Upsert {
+			what = "an upsert changelog (UPDATE_AFTER without UPDATE_BEFORE)"
+		}
+		return errAt(pos, sqlerr.ChangelogMismatch, "There is a changelog mismatch: the query produces %s, but table sink '%s' is append-only and requires an insert-only changelog", what, t.Name).
+			WithHint("declare PRIMARY KEY (%s) NOT ENFORCED on %s so it becomes an upsert table", keyNames(f), t.Name)
+	}
+	// upsert sink
+	if f.mode == jobgraph.Upsert {
+		var mapped []int
+		for _, k := range f.key {
+			mapped = append(mapped, target[k])
+		}
+		if !sameColumns(mapped, pk) {
+			return errAt(pos, sqlerr.ChangelogMismatch, "The upsert key of the query (%s) does not match the primary key of '%s' (%s)", keyNames(f), t.Name, strings.Join(t.PrimaryKey, ", ")).
+				WithHint("the primary key of the sink must equal the PARTITION BY key of the function that emits upserts")
+		}
+	}
+	return nil
+}
+
+func keyNames(f *frag) string {
+	var names []string
+	for _, k := range f.key {
+		names = append(names, f.sc.cols[k].name)
+	}
+	if len(names) == 0 {
+		return "key"
+	}
+	return strings.Join(names, ", ")
+}

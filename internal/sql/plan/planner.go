@@ -1,0 +1,244 @@
+package plan
+
+import (
+	"fmt"
+	"sort"
+	"strings"
+
+	"github.com/eddy-sql/eddy/internal/catalog"
+	"github.com/eddy-sql/eddy/internal/expr"
+	"github.com/eddy-sql/eddy/internal/jobgraph"
+	"github.com/eddy-sql/eddy/internal/sql/ast"
+	"github.com/eddy-sql/eddy/internal/sql/parser"
+	"github.com/eddy-sql/eddy/internal/sqlerr"
+	"github.com/eddy-sql/eddy/ptf"
+	"github.com/eddy-sql/eddy/types"
+)
+
+// Session is the SQL session a statement is planned in.
+type Session struct {
+	Catalog  string
+	Database string
+	// Config holds SET options.
+	Config map[string]string
+}
+
+// Planner plans statements of one session. It is not safe for concurrent
+// use.
+type Planner struct {
+	Catalog  *catalog.Catalog
+	Registry *ptf.Registry
+	Session  *Session
+
+	required ptf.ChangelogMode
+}
+
+// QueryPlan is a planned query or insert.
+type QueryPlan struct {
+	Job    *jobgraph.Job
+	Schema *types.Schema
+	Mode   jobgraph.Mode
+	// Key holds the upsert or primary key positions in Schema, if known.
+	Key []int
+}
+
+// qualify splits a possibly qualified name into catalog, database, name.
+func (p *Planner) qualify(n *ast.ObjectName) (cat, db, name string, err error) {
+	parts := n.Names()
+	cat, db = p.Session.Catalog, p.Session.Database
+	switch len(parts) {
+	case 1:
+		name = parts[0]
+	case 2:
+		db, name = parts[0], parts[1]
+	case 3:
+		cat, db, name = parts[0], parts[1], parts[2]
+	default:
+		return "", "", "", errAt(n.Pos(), sqlerr.Syntax, "Invalid name %s: use [catalog.][database.]name", n)
+	}
+	return cat, db, name, nil
+}
+
+// ResolveTable finds a table in the catalog.
+func (p *Planner) ResolveTable(n *ast.ObjectName) (*catalog.Table, error) {
+	cat, db, name, err := p.qualify(n)
+	if err != nil {
+		return nil, err
+	}
+	if t, ok := p.Catalog.Table(cat, db, name); ok {
+		return t, nil
+	}
+	e := errAt(n.Pos(), sqlerr.UnknownTable, "Table '%s' not found in %s.%s", n, cat, db)
+	if tables := p.Catalog.Tables(cat, db); len(tables) > 0 {
+		e.WithHint("tables here: %s%s", strings.Join(tables, ", "), suggest(name, tables))
+	} else {
+		e.WithHint("create it first with CREATE TABLE %s (...)", name)
+	}
+	return nil, e
+}
+
+// ResolveFunction finds a PTF by SQL name.
+func (p *Planner) ResolveFunction(n *ast.ObjectName) (string, *ptf.Definition, error) {
+	cat, db, name, err := p.qualify(n)
+	if err != nil {
+		return "", nil, err
+	}
+	f, ok := p.Catalog.Function(cat, db, name)
+	if !ok {
+		e := errAt(n.Pos(), sqlerr.UnknownFunction, "Function '%s' not found in %s.%s", n, cat, db)
+		if _, known := p.Registry.Lookup("examples." + name); known {
+			e.WithHint("register it first: CREATE FUNCTION %s AS 'examples.%s'", name, name)
+		} else if fns := p.Catalog.Functions(cat, db); len(fns) > 0 {
+			e.WithHint("functions here: %s%s (function names are case-sensitive)", strings.Join(fns, ", "), suggest(name, fns))
+		} else {
+			e.WithHint("register a function with CREATE FUNCTION %s AS '<id>'; available ids: %s", name, strings.Join(p.Registry.IDs(), ", "))
+		}
+		return "", nil, e
+	}
+	def, ok := p.Registry.Lookup(f.ID)
+	if !ok {
+		return "", nil, errAt(n.Pos(), sqlerr.UnknownFunction, "Function '%s' is bound to '%s', which this eddy binary does not have", name, f.ID).
+			WithHint("build a binary with the function compiled in (eddy.Main(eddy.WithFunctions(...))) or drop the function")
+	}
+	return f.ID, def, nil
+}
+
+// stateTTL returns 'table.exec.state.ttl' in nanoseconds.
+func (p *Planner) stateTTL() (int64, error) {
+	s := p.Session.Config["table.exec.state.ttl"]
+	if s == "" {
+		return 0, nil
+	}
+	d, err := ParseDuration(s)
+	if err != nil {
+		return 0, sqlerr.Newf(sqlerr.InvalidOption, "Invalid 'table.exec.state.ttl' = '%s': %v", s, err)
+	}
+	return int64(d), nil
+}
+
+// modeOf returns the stored changelog mode of a table.
+func modeOf(t *catalog.Table) jobgraph.Mode {
+	switch t.ChangelogMode() {
+	case "upsert":
+		return jobgraph.Upsert
+	case "retract":
+		return jobgraph.Retract
+	}
+	return jobgraph.Append
+}
+
+// addInput adds a table as an input of the job.
+func (p *Planner) addInput(job *jobgraph.Job, t *catalog.Table, pos sqlerr.Pos) (int, error) {
+	if c := t.Connector(); c != "" {
+		return 0, errAt(pos, sqlerr.Unsupported, "Table '%s' uses connector '%s', which this version of Eddy cannot read yet", t.Name, c).
+			WithHint("tables without a 'connector' option are Eddy log tables and work everywhere")
+	}
+	in := jobgraph.Input{
+		Table: t.FullName(), Log: t.Log, Partitions: t.Buckets(),
+		Physical: t.PhysicalSchema(), Schema: t.Schema(), Mode: modeOf(t),
+	}
+	cols, err := tableColumns(t)
+	if err != nil {
+		return 0, err
+	}
+	in.Columns = cols
+	for _, k := range t.PrimaryKey {
+		in.Key = append(in.Key, t.ColumnIndex(k))
+	}
+	if t.Watermark != nil {
+		wm, err := watermarkExpr(t)
+		if err != nil {
+			return 0, err
+		}
+		in.Watermark = &jobgraph.Watermark{Column: t.ColumnIndex(t.Watermark.Column), Expr: wm}
+	}
+	in.Out = in.Schema
+	job.Inputs = append(job.Inputs, in)
+	return len(job.Inputs) - 1, nil
+}
+
+// tableColumns returns the expressions that compute the full row from the
+// stored row plus metadata, or nil when every column is physical.
+func tableColumns(t *catalog.Table) ([]expr.Expr, error) {
+	phys := t.PhysicalSchema()
+	if phys.Len() == len(t.Columns) {
+		return nil, nil
+	}
+	sc := scopeOf(phys, t.Name)
+	var out []expr.Expr
+	pi := 0
+	for _, c := range t.Columns {
+		switch c.Kind {
+		case catalog.Physical:
+			x, err := expr.Col(pi, c.Name, c.Type.Type)
+			if err != nil {
+				return nil, err
+			}
+			out = append(out, x)
+			pi++
+		case catalog.Computed:
+			e, err := parseStoredExpr(c.Expr)
+			if err != nil {
+				return nil, fmt.Errorf("parsing computed column %s: %w", c.Name, err)
+			}
+			x, err := bindExpr(e, sc)
+			if err != nil {
+				return nil, err
+			}
+			out = append(out, x)
+		case catalog.Metadata:
+			key := c.MetadataKey
+			if key == "" {
+				key = c.Name
+			}
+			idx := phys.Len() + jobgraph.MetaOffset
+			mt := types.BigInt.NonNull()
+			if key == "partition" {
+				idx, mt = phys.Len()+jobgraph.MetaPartition, types.Int.NonNull()
+			}
+			x, err := expr.Col(idx, key, mt)
+			if err != nil {
+				return nil, err
+			}
+			if !x.Type().Same(c.Type.Type) {
+				if x, err = expr.Cast(x, c.Type.Type, false); err != nil {
+					return nil, err
+				}
+			}
+			out = append(out, x)
+		}
+	}
+	return out, nil
+}
+
+// watermarkExpr binds the stored watermark expression over the full row.
+func watermarkExpr(t *catalog.Table) (expr.Expr, error) {
+	e, err := parseStoredExpr(t.Watermark.Expr)
+	if err != nil {
+		return nil, fmt.Errorf("parsing watermark of %s: %w", t.Name, err)
+	}
+	return bindExpr(e, scopeOf(t.Schema(), t.Name))
+}
+
+func sortedKeys(m map[string]string) []string {
+	out := make([]string, 0, len(m))
+	for k := range m {
+		out = append(out, k)
+	}
+	sort.Strings(out)
+	return out
+}
+
+// parseStoredExpr parses an expression stored in the catalog (computed
+// columns, watermarks), which was validated when the table was created.
+func parseStoredExpr(src string) (ast.Expr, error) {
+	st, err := parser.ParseStatement("SELECT " + src + " FROM t")
+	if err != nil {
+		return nil, err
+	}
+	sel, ok := st.(*ast.Select)
+	if !ok || len(sel.Items) != 1 {
+		return nil, fmt.Errorf("not a single expression: %s", src)
+	}
+	return sel.Items[0].Expr, nil
+}

@@ -1,0 +1,510 @@
+package plan
+
+import (
+	"fmt"
+	"regexp"
+	"slices"
+	"strings"
+
+	"github.com/eddy-sql/eddy/internal/expr"
+	"github.com/eddy-sql/eddy/internal/jobgraph"
+	"github.com/eddy-sql/eddy/internal/sqlerr"
+	"github.com/eddy-sql/eddy/ptf"
+	"github.com/eddy-sql/eddy/types"
+)
+
+// maxTables is 'table.optimizer.ptf.max-tables'.
+const maxTables = 20
+
+var uidPattern = regexp.MustCompile(`^[a-zA-Z_][a-zA-Z\-_0-9]*$`)
+
+// rel is a planned relation that can feed a PTF table argument: one input
+// of the job plus the calcs after it.
+type rel struct {
+	input  int
+	schema *types.Schema
+	mode   jobgraph.Mode
+	// upsertKey holds key positions in schema for updating relations.
+	upsertKey []int
+	// timeAttrs marks columns that are watermarked time attributes.
+	timeAttrs map[int]bool
+}
+
+// tableArgValue is a TABLE argument as written in the call.
+type tableArgValue struct {
+	rel          *rel
+	pos          sqlerr.Pos
+	partitionBy  []ident
+	hasPartition bool
+}
+
+// ident is a name with its position.
+type ident struct {
+	name string
+	pos  sqlerr.Pos
+}
+
+// callArg is one resolved argument of a PTF call.
+type callArg struct {
+	name   string // "" for positional
+	pos    sqlerr.Pos
+	table  *tableArgValue
+	scalar expr.Expr // constant expression; nil for DEFAULT or tables
+	desc   []ident   // DESCRIPTOR(...)
+	isDesc bool
+	isDef  bool
+}
+
+// ptfCall is everything the planner knows about one call.
+type ptfCall struct {
+	name string
+	pos  sqlerr.Pos
+	id   string
+	def  *ptf.Definition
+	args []callArg
+	// required is what the consumer of the call accepts.
+	required ptf.ChangelogMode
+	stateTTL int64
+}
+
+func errAt(pos sqlerr.Pos, code sqlerr.Code, format string, a ...any) *sqlerr.Error {
+	return sqlerr.Newf(code, format, a...).At(pos)
+}
+
+// bindArgs maps named or positional arguments to the effective signature:
+// declared arguments, then on_time and uid.
+func (c *ptfCall) bindArgs() (map[string]callArg, error) {
+	sig := make([]string, 0, len(c.def.Args)+2)
+	for _, a := range c.def.Args {
+		sig = append(sig, a.Name)
+	}
+	sig = append(sig, "on_time", "uid")
+	named, positional := 0, 0
+	for _, a := range c.args {
+		if a.name != "" {
+			named++
+		} else {
+			positional++
+		}
+	}
+	if named > 0 && positional > 0 {
+		return nil, errAt(c.pos, sqlerr.InvalidFunction, "Cannot mix positional and named arguments when calling function '%s'", c.name).
+			WithHint("name every argument (input => TABLE t PARTITION BY k, ...) or pass them all in declaration order")
+	}
+	bound := map[string]callArg{}
+	if positional > 0 {
+		if len(c.args) > len(sig) {
+			return nil, errAt(c.args[len(sig)].pos, sqlerr.InvalidFunction,
+				"Too many arguments for function '%s': it takes at most %d (%s)", c.name, len(sig), strings.Join(sig, ", "))
+		}
+		for i, a := range c.args {
+			if !a.isDef {
+				a.name = sig[i]
+				bound[sig[i]] = a
+			}
+		}
+		return bound, nil
+	}
+	for _, a := range c.args {
+		if !slices.Contains(sig, a.name) {
+			continue // Flink ignores unknown named arguments
+		}
+		if _, dup := bound[a.name]; dup {
+			return nil, errAt(a.pos, sqlerr.InvalidFunction, "Argument '%s' is given twice in the call of function '%s'", a.name, c.name)
+		}
+		if !a.isDef {
+			bound[a.name] = a
+		}
+	}
+	return bound, nil
+}
+
+// planPTF validates a call and builds its jobgraph node.
+func (c *ptfCall) planPTF() (*jobgraph.PTF, error) {
+	bound, err := c.bindArgs()
+	if err != nil {
+		return nil, err
+	}
+	node := &jobgraph.PTF{Name: c.name, ID: c.id, Def: c.def, Scalars: map[string]types.Value{}, StateTTL: c.stateTTL}
+	tableArgs := c.def.TableArgs()
+	if len(tableArgs) > maxTables {
+		return nil, errAt(c.pos, sqlerr.InvalidFunction, "Unsupported table argument count. Currently, the number of input tables is limited to %d.", maxTables)
+	}
+	var modes []ptf.ChangelogMode
+	for _, a := range c.def.Args {
+		arg, given := bound[a.Name]
+		if !a.IsTable() {
+			modes = append(modes, ptf.ChangelogMode{})
+			if err := c.bindScalar(node, a, arg, given); err != nil {
+				return nil, err
+			}
+			continue
+		}
+		if !given || arg.table == nil {
+			pos := c.pos
+			if given {
+				pos = arg.pos
+			}
+			return nil, errAt(pos, sqlerr.InvalidArgument, "Invalid argument value. Argument '%s' expects a table to be passed.", a.Name).
+				WithHint("pass a table with %s => TABLE t%s", a.Name, partitionHint(a))
+		}
+		t, err := c.bindTable(a, arg)
+		if err != nil {
+			return nil, err
+		}
+		node.Tables = append(node.Tables, t)
+		modes = append(modes, t.Delivered)
+	}
+	if err := c.checkCoPartitioning(node); err != nil {
+		return nil, err
+	}
+	if err := c.bindOnTime(node, bound); err != nil {
+		return nil, err
+	}
+	node.Produced = c.def.ProducedMode(ptf.ChangelogContext{Tables: modes, Required: c.required})
+	if err := c.checkOutputMode(node); err != nil {
+		return nil, err
+	}
+	if err := c.bindUID(node, bound); err != nil {
+		return nil, err
+	}
+	return node, c.deriveOutput(node)
+}
+
+func partitionHint(a ptf.Arg) string {
+	if a.Traits.Has(ptf.SetSemantic) {
+		return " PARTITION BY key"
+	}
+	return ""
+}
+
+func (c *ptfCall) bindScalar(node *jobgraph.PTF, a ptf.Arg, arg callArg, given bool) error {
+	if !given {
+		if !a.Optional {
+			return errAt(c.pos, sqlerr.InvalidArgument, "Missing argument '%s' of type %s in the call of function '%s'", a.Name, a.Type, c.name).
+				WithHint("add %s => <value> to the call", a.Name)
+		}
+		node.Scalars[a.Name] = types.Null
+		return nil
+	}
+	if arg.table != nil {
+		return errAt(arg.pos, sqlerr.InvalidArgument, "Invalid argument value. Argument '%s' expects a scalar value of type %s, but a table was passed.", a.Name, a.Type)
+	}
+	if a.Type == "DESCRIPTOR" {
+		if !arg.isDesc {
+			return errAt(arg.pos, sqlerr.InvalidArgument, "Argument '%s' expects a DESCRIPTOR(...)", a.Name)
+		}
+		names := make([]types.Value, len(arg.desc))
+		for i, d := range arg.desc {
+			names[i] = types.NewString(d.name)
+		}
+		node.Scalars[a.Name] = types.NewArray(names)
+		return nil
+	}
+	want, err := types.ParseType(a.Type)
+	if err != nil {
+		return errAt(arg.pos, sqlerr.Internal, "function '%s' declares argument '%s' with an invalid type: %v", c.name, a.Name, err)
+	}
+	if arg.isDesc || arg.scalar == nil {
+		return errAt(arg.pos, sqlerr.InvalidArgument, "Argument '%s' expects a value of type %s", a.Name, want)
+	}
+	e := arg.scalar
+	if !e.Type().Same(want) {
+		if !expr.CanCastImplicitly(e.Type(), want) {
+			return errAt(arg.pos, sqlerr.TypeMismatch, "Invalid argument type for '%s' of function '%s': expected %s, but got %s", a.Name, c.name, want, e.Type()).
+				WithHint("pass a %s value or CAST(... AS %s)", want, want)
+		}
+		if e, err = expr.Cast(e, want, false); err != nil {
+			return errAt(arg.pos, sqlerr.TypeMismatch, "argument '%s': %v", a.Name, err)
+		}
+	}
+	v, err := e.Eval(nil)
+	if err != nil {
+		return errAt(arg.pos, sqlerr.InvalidArgument, "Argument '%s' must be a constant: %v", a.Name, err)
+	}
+	node.Scalars[a.Name] = v
+	return nil
+}
+
+func (c *ptfCall) bindTable(a ptf.Arg, arg callArg) (jobgraph.PTFTable, error) {
+	tv := arg.table
+	set := a.Traits.Has(ptf.SetSemantic)
+	t := jobgraph.PTFTable{
+		Arg: a.Name, Input: tv.rel.input, SetSemantic: set, TimeColumn: -1,
+		PassThrough: a.Traits.Has(ptf.PassColumnsThrough), Schema: tv.rel.schema,
+	}
+	if tv.hasPartition && !set {
+		argIdx := slices.IndexFunc(c.def.Args, func(x ptf.Arg) bool { return x.Name == a.Name })
+		return t, errAt(tv.partitionBy[0].pos, sqlerr.InvalidArgument,
+			"Only tables with set semantics may be partitioned. Invalid PARTITION BY clause in the %d-th operand of table function '%s'", argIdx, c.name).
+			WithHint("remove PARTITION BY: argument '%s' has row semantics", a.Name)
+	}
+	if set && !tv.hasPartition && !a.Traits.Has(ptf.OptionalPartitionBy) {
+		return t, errAt(arg.pos, sqlerr.InvalidArgument, "Table argument '%s' requires a PARTITION BY clause for parallel processing.", a.Name).
+			WithHint("write %s => TABLE t PARTITION BY key_column", a.Name)
+	}
+	for _, p := range tv.partitionBy {
+		i := tv.rel.schema.Index(p.name)
+		if i < 0 {
+			return t, errAt(p.pos, sqlerr.UnknownColumn, "Invalid column '%s' for PARTITION BY clause. Available columns are: [%s]",
+				p.name, strings.Join(tv.rel.schema.Names(), ", "))
+		}
+		t.Keys = append(t.Keys, i)
+	}
+	if a.Type != "" {
+		want, err := types.ParseType(a.Type)
+		if err != nil {
+			return t, errAt(arg.pos, sqlerr.Internal, "function '%s' declares table argument '%s' with an invalid type: %v", c.name, a.Name, err)
+		}
+		if len(want.Fields) != tv.rel.schema.Len() {
+			return t, errAt(arg.pos, sqlerr.TypeMismatch, "Argument '%s' expects a typed table %s, but the provided table is incompatible: it has %d columns",
+				a.Name, want, tv.rel.schema.Len())
+		}
+		for i, f := range want.Fields {
+			if got := tv.rel.schema.Fields[i].Type; !got.Same(f.Type) && !expr.CanCastImplicitly(got, f.Type) {
+				return t, errAt(arg.pos, sqlerr.TypeMismatch, "Argument '%s' expects a typed table %s, but column %d ('%s') has type %s",
+					a.Name, want, i+1, tv.rel.schema.Fields[i].Name, got)
+			}
+		}
+	}
+	// The delivered changelog mode (reference §12.1).
+	switch {
+	case tv.rel.mode == jobgraph.Append:
+		t.Delivered = ptf.InsertOnly()
+	case !a.Traits.Has(ptf.SupportUpdates):
+		return t, errAt(arg.pos, sqlerr.ChangelogMismatch,
+			"Table argument '%s' of function '%s' receives an updating table (%s), but the function doesn't support consuming update changes.", a.Name, c.name, tv.rel.mode).
+			WithHint("declare the argument with ptf.SupportUpdates, or pass an append-only table")
+	case tv.rel.mode == jobgraph.Upsert && !a.Traits.Has(ptf.RequireUpdateBefore) && sameColumns(t.Keys, tv.rel.upsertKey):
+		t.Delivered = ptf.Upsert()
+		if a.Traits.Has(ptf.RequireFullDelete) {
+			t.Delivered = ptf.UpsertFullDeletes()
+		}
+	default:
+		t.Delivered = ptf.Retract()
+	}
+	return t, nil
+}
+
+func sameColumns(a, b []int) bool {
+	if len(a) != len(b) || len(a) == 0 {
+		return false
+	}
+	x, y := slices.Clone(a), slices.Clone(b)
+	slices.Sort(x)
+	slices.Sort(y)
+	return slices.Equal(x, y)
+}
+
+func (c *ptfCall) checkCoPartitioning(node *jobgraph.PTF) error {
+	if len(node.Tables) < 2 {
+		return nil
+	}
+	var sets []string
+	mismatch := false
+	first := node.Tables[0]
+	for _, t := range node.Tables {
+		var ts []string
+		for i, k := range t.Keys {
+			ft := t.Schema.Fields[k].Type
+			ts = append(ts, ft.String())
+			if len(t.Keys) != len(first.Keys) || !ft.Same(first.Schema.Fields[first.Keys[min(i, len(first.Keys)-1)]].Type) {
+				mismatch = true
+			}
+		}
+		if len(t.Keys) != len(first.Keys) {
+			mismatch = true
+		}
+		sets = append(sets, "["+strings.Join(ts, ", ")+"]")
+	}
+	if mismatch {
+		return errAt(c.pos, sqlerr.InvalidFunction,
+			"Invalid PARTITION BY columns. The number of columns and their data types must match across all involved table arguments. Given partition key sets: %s",
+			strings.Join(sets, ", "))
+	}
+	return nil
+}
+
+// bindOnTime resolves on_time => DESCRIPTOR(...) to one time column per
+// table (reference §8).
+func (c *ptfCall) bindOnTime(node *jobgraph.PTF, bound map[string]callArg) error {
+	arg, ok := bound["on_time"]
+	updating := false
+	for _, t := range node.Tables {
+		updating = updating || !t.Delivered.IsInsertOnly()
+	}
+	if !ok {
+		for i, a := range c.def.TableArgs() {
+			if a.Traits.Has(ptf.RequireOnTime) {
+				return errAt(c.pos, sqlerr.InvalidArgument,
+					"Table argument '%s' requires a time attribute. Please provide one using the implicit `on_time` argument. For example: %s(..., on_time => DESCRIPTOR(`my_timestamp`))", a.Name, c.name).
+					WithHint("add on_time => DESCRIPTOR(<watermarked column of %s>)", node.Tables[i].Arg)
+			}
+		}
+		return nil
+	}
+	if !arg.isDesc {
+		return errAt(arg.pos, sqlerr.InvalidArgument, "The `on_time` argument must be a DESCRIPTOR(column), for example on_time => DESCRIPTOR(event_time)")
+	}
+	if updating {
+		return errAt(arg.pos, sqlerr.InvalidFunction, "Time operations using the `on_time` argument are currently not supported for PTFs that consume or produce updates.")
+	}
+	var unknown []string
+	for _, d := range arg.desc {
+		found := false
+		for ti := range node.Tables {
+			t := &node.Tables[ti]
+			i := t.Schema.Index(d.name)
+			if i < 0 {
+				continue
+			}
+			found = true
+			if t.TimeColumn >= 0 {
+				return errAt(d.pos, sqlerr.InvalidArgument, "Ambiguous time attribute found. The `on_time` argument must reference at most one column in a table argument. Table argument '%s' has more than one.", t.Arg)
+			}
+			ft := t.Schema.Fields[i].Type
+			if !ft.IsTimestamp() || ft.Precision > 3 {
+				return errAt(d.pos, sqlerr.TypeMismatch, "Unsupported data type for time attribute. The `on_time` argument must reference a TIMESTAMP or TIMESTAMP_LTZ column (up to precision 3). Column '%s' has type %s.", d.name, ft)
+			}
+			if r := c.relOf(t.Input); r == nil || !r.timeAttrs[i] {
+				return errAt(d.pos, sqlerr.InvalidArgument, "Column '%s' is not a valid time attribute. Only columns with a watermark declaration qualify for the `on_time` argument.", d.name).
+					WithHint("declare WATERMARK FOR %s AS %s on the table", d.name, d.name)
+			}
+			t.TimeColumn = i
+		}
+		if !found {
+			unknown = append(unknown, d.name)
+		}
+	}
+	if len(unknown) > 0 {
+		return errAt(arg.pos, sqlerr.UnknownColumn, "Invalid time attribute declaration. Each column in the `on_time` argument must reference at least one column in one of the table arguments. Unknown references: [%s]", strings.Join(unknown, ", "))
+	}
+	var missing []string
+	for _, t := range node.Tables {
+		if t.TimeColumn < 0 {
+			missing = append(missing, t.Arg)
+		}
+	}
+	if len(missing) > 0 && len(missing) < len(node.Tables) {
+		return errAt(arg.pos, sqlerr.InvalidArgument, "Invalid time attribute declaration. If multiple tables are declared, the `on_time` argument must reference a time column for each table argument or none. Missing time attributes for: [%s]", strings.Join(missing, ", "))
+	}
+	node.EmitRowtime = len(node.Tables) > 0 && len(missing) == 0
+	return nil
+}
+
+func (c *ptfCall) relOf(input int) *rel {
+	for _, a := range c.args {
+		if a.table != nil && a.table.rel.input == input {
+			return a.table.rel
+		}
+	}
+	return nil
+}
+
+func (c *ptfCall) checkOutputMode(node *jobgraph.PTF) error {
+	p := node.Produced
+	if p.IsInsertOnly() {
+		return nil
+	}
+	for _, t := range node.Tables {
+		if t.PassThrough {
+			return errAt(c.pos, sqlerr.InvalidFunction, "Pass-through columns are not supported for PTFs that produce updates.")
+		}
+		if p.IsUpsert() && !t.SetSemantic {
+			return errAt(c.pos, sqlerr.InvalidFunction, "PTFs that take table arguments with row semantics don't support upsert output. Table argument '%s' of function '%s' must use set semantics.", t.Arg, c.name)
+		}
+	}
+	if node.EmitRowtime {
+		return errAt(c.pos, sqlerr.InvalidFunction, "Time operations using the `on_time` argument are currently not supported for PTFs that consume or produce updates.")
+	}
+	return nil
+}
+
+func (c *ptfCall) bindUID(node *jobgraph.PTF, bound map[string]callArg) error {
+	hasSet := false
+	for _, a := range c.def.TableArgs() {
+		hasSet = hasSet || a.Traits.Has(ptf.SetSemantic)
+	}
+	if arg, ok := bound["uid"]; ok {
+		var uid string
+		if arg.scalar != nil {
+			if v, err := arg.scalar.Eval(nil); err == nil && v.Kind() == types.KindString {
+				uid = v.Str()
+			}
+		}
+		if !uidPattern.MatchString(uid) {
+			return errAt(arg.pos, sqlerr.InvalidArgument,
+				"Invalid unique identifier for process table function. The `uid` argument must be a string literal that follows the pattern [a-zA-Z_][a-zA-Z-_0-9]*. But found: %s", uid)
+		}
+		node.UID = uid
+		return nil
+	}
+	if !hasSet {
+		return nil
+	}
+	if !uidPattern.MatchString(c.name) {
+		return errAt(c.pos, sqlerr.InvalidArgument,
+			"Could not derive a unique identifier for process table function '%s'. The function's name does not qualify for a UID. Please provide a custom identifier using the implicit `uid` argument. For example: myFunction(..., uid => 'my-id')", c.name)
+	}
+	node.UID = c.name
+	return nil
+}
+
+// deriveOutput builds the output schema (reference §4).
+func (c *ptfCall) deriveOutput(node *jobgraph.PTF) error {
+	outT, err := types.ParseType(c.def.Output)
+	if err != nil {
+		return errAt(c.pos, sqlerr.Internal, "function '%s' declares an invalid output type: %v", c.name, err)
+	}
+	var funcFields []types.Field
+	if outT.ID == types.TypeRow {
+		funcFields = outT.Fields
+	} else {
+		funcFields = []types.Field{{Name: "EXPR$0", Type: outT}}
+	}
+	node.FuncOut = types.NewSchema(funcFields...)
+	var fields []types.Field
+	for _, t := range node.Tables {
+		switch {
+		case t.PassThrough:
+			fields = append(fields, t.Schema.Fields...)
+		case t.SetSemantic:
+			for _, k := range t.Keys {
+				fields = append(fields, t.Schema.Fields[k])
+			}
+		}
+	}
+	fields = append(fields, funcFields...)
+	if node.EmitRowtime {
+		rt := node.Tables[0].Schema.Fields[node.Tables[0].TimeColumn].Type
+		for _, t := range node.Tables[1:] {
+			if t.Schema.Fields[t.TimeColumn].Type.ID != rt.ID {
+				return errAt(c.pos, sqlerr.TypeMismatch, "All columns in the `on_time` argument must reference the same data type kind")
+			}
+		}
+		fields = append(fields, types.Field{Name: "rowtime", Type: rt.NonNull()})
+	}
+	node.Out = types.NewSchema(uniqueNames(fields)...)
+	return nil
+}
+
+// uniqueNames suffixes duplicate names with 0, 1, ... as Flink does.
+func uniqueNames(fields []types.Field) []types.Field {
+	out := slices.Clone(fields)
+	seen := map[string]bool{}
+	for i := range out {
+		name := out[i].Name
+		if seen[name] {
+			for n := 0; ; n++ {
+				cand := fmt.Sprintf("%s%d", name, n)
+				if !seen[cand] {
+					name = cand
+					break
+				}
+			}
+		}
+		seen[name] = true
+		out[i].Name = name
+	}
+	return out
+}

@@ -1,0 +1,356 @@
+package plan
+
+import (
+	"fmt"
+	"slices"
+
+	"github.com/eddy-sql/eddy/internal/expr"
+	"github.com/eddy-sql/eddy/internal/jobgraph"
+	"github.com/eddy-sql/eddy/internal/sql/ast"
+	"github.com/eddy-sql/eddy/internal/sqlerr"
+	"github.com/eddy-sql/eddy/ptf"
+	"github.com/eddy-sql/eddy/types"
+)
+
+// frag is a relation under construction: rows of input `input` after its
+// calcs, or (input < 0) rows after the PTF and the output calcs.
+type frag struct {
+	job       *jobgraph.Job
+	input     int
+	sc        *scope
+	mode      jobgraph.Mode
+	key       []int
+	timeAttrs map[int]bool
+}
+
+func (f *frag) addCalc(c jobgraph.Calc) {
+	if f.input >= 0 {
+		in := &f.job.Inputs[f.input]
+		in.Calcs = append(in.Calcs, c)
+		in.Out = f.sc.schema()
+		return
+	}
+	f.job.Output = append(f.job.Output, c)
+}
+
+// normalize makes an upsert input deliver a retract changelog with full
+// deletes (a changelog normalize keyed by the primary key).
+func (f *frag) normalize() {
+	if f.input >= 0 && f.mode == jobgraph.Upsert {
+		f.job.Inputs[f.input].Normalize = true
+		f.mode = jobgraph.Retract
+	}
+}
+
+// PlanSelect plans a query whose rows go back to the client.
+func (p *Planner) PlanSelect(q ast.Query) (*QueryPlan, error) {
+	p.required = ptf.Retract()
+	job := &jobgraph.Job{Parallelism: 1}
+	f, err := p.planQuery(q, job)
+	if err != nil {
+		return nil, err
+	}
+	// Reading an upsert table shows the retract changelog, as Flink's SQL
+	// client does (-U/+U pairs and full deletes).
+	f.normalize()
+	schema := f.sc.schema()
+	job.Sink = jobgraph.Sink{Kind: jobgraph.CollectSink, Schema: schema}
+	job.Mode, job.UpsertKey = f.mode, f.key
+	return &QueryPlan{Job: job, Schema: schema, Mode: f.mode, Key: f.key}, nil
+}
+
+func (p *Planner) planQuery(q ast.Query, job *jobgraph.Job) (*frag, error) {
+	switch n := q.(type) {
+	case *ast.Select:
+		return p.planSelect(n, job)
+	case *ast.Values:
+		return nil, errAt(n.Pos(), sqlerr.Unsupported, "VALUES as a query is supported only in INSERT INTO ... VALUES").
+			WithHint("write the rows into a table with INSERT INTO t VALUES (...), then SELECT from it")
+	case *ast.SetOp:
+		return nil, errAt(n.OpPos, sqlerr.Unsupported, "UNION is not supported yet")
+	}
+	return nil, errAt(q.Pos(), sqlerr.Unsupported, "This query is not supported yet")
+}
+
+func (p *Planner) planSelect(s *ast.Select, job *jobgraph.Job) (*frag, error) {
+	switch {
+	case s.From == nil:
+		return nil, errAt(s.Pos(), sqlerr.Unsupported, "SELECT without FROM is not supported yet").
+			WithHint("select from a table or a table function")
+	case len(s.GroupBy) > 0:
+		return nil, errAt(s.GroupBy[0].Pos(), sqlerr.Unsupported, "GROUP BY is not supported yet").
+			WithHint("aggregate per key with a process table function that keeps state")
+	case s.Having != nil:
+		return nil, errAt(s.Having.Pos(), sqlerr.Unsupported, "HAVING is not supported yet")
+	case len(s.OrderBy) > 0:
+		return nil, errAt(s.OrderBy[0].Pos(), sqlerr.Unsupported, "ORDER BY is not supported yet")
+	case s.Distinct:
+		return nil, errAt(s.Pos(), sqlerr.Unsupported, "SELECT DISTINCT is not supported yet")
+	}
+	f, err := p.planFrom(s.From, job)
+	if err != nil {
+		return nil, err
+	}
+	var calc jobgraph.Calc
+	if s.Where != nil {
+		w, err := bindExpr(s.Where, f.sc)
+		if err != nil {
+			return nil, err
+		}
+		if w.Type().ID != types.TypeBoolean && w.Type().ID != types.TypeNull {
+			return nil, errAt(s.Where.Pos(), sqlerr.TypeMismatch, "WHERE needs a BOOLEAN condition, but %s has type %s", ast.Format(s.Where), w.Type())
+		}
+		if f.mode == jobgraph.Upsert {
+			if f.input < 0 {
+				return nil, errAt(s.Where.Pos(), sqlerr.Unsupported, "Filtering the upsert output of a table function is not supported yet")
+			}
+			f.normalize()
+		}
+		calc.Filter = w
+	}
+	if err := p.project(s, f, &calc); err != nil {
+		return nil, err
+	}
+	if !calc.IsIdentity() {
+		f.addCalc(calc)
+	}
+	if s.Limit != nil {
+		v, err := bindExpr(s.Limit, &scope{})
+		if err == nil && v.Type().IsInteger() {
+			var lv types.Value
+			if lv, err = v.Eval(nil); err == nil && lv.Int() >= 0 {
+				job.Limit = int(lv.Int())
+				return f, nil
+			}
+		}
+		return nil, errAt(s.Limit.Pos(), sqlerr.InvalidArgument, "LIMIT needs a non-negative integer literal")
+	}
+	return f, nil
+}
+
+// project binds the select list; calc.Project stays nil for an identity.
+func (p *Planner) project(s *ast.Select, f *frag, calc *jobgraph.Calc) error {
+	var exprs []expr.Expr
+	var cols []column
+	var srcCol []int // input column for plain references, else -1
+	for i, item := range s.Items {
+		if st, ok := item.Expr.(*ast.Star); ok {
+			for ci, c := range f.sc.cols {
+				if st.Qualifier != nil && c.qualifier != st.Qualifier.Last().Name {
+					continue
+				}
+				x, err := expr.Col(ci, c.name, c.typ)
+				if err != nil {
+					return err
+				}
+				exprs, cols, srcCol = append(exprs, x), append(cols, column{name: c.name, typ: c.typ}), append(srcCol, ci)
+			}
+			continue
+		}
+		x, err := bindExpr(item.Expr, f.sc)
+		if err != nil {
+			return err
+		}
+		name := fmt.Sprintf("EXPR$%d", i)
+		src := -1
+		if ref, ok := item.Expr.(*ast.ColumnRef); ok {
+			name = ref.Parts[len(ref.Parts)-1].Name
+			src, _ = f.sc.resolve(ref)
+		}
+		if item.Alias != nil {
+			name = item.Alias.Name
+		}
+		exprs, cols, srcCol = append(exprs, x), append(cols, column{name: name, typ: x.Type()}), append(srcCol, src)
+	}
+	identity := len(exprs) == len(f.sc.cols)
+	for i := range exprs {
+		if srcCol[i] != i || cols[i].name != f.sc.cols[i].name {
+			identity = false
+		}
+	}
+	if identity {
+		return nil
+	}
+	calc.Project = exprs
+	// Remap the key and time attributes through the projection.
+	var key []int
+	for _, k := range f.key {
+		if j := slices.Index(srcCol, k); j >= 0 {
+			key = append(key, j)
+		} else {
+			key = nil
+			break
+		}
+	}
+	if key == nil && f.mode == jobgraph.Upsert {
+		if f.input < 0 {
+			return errAt(s.Pos(), sqlerr.ChangelogMismatch, "The select list drops the upsert key of the table function's output")
+		}
+		f.normalize()
+	}
+	ta := map[int]bool{}
+	for j, src := range srcCol {
+		if src >= 0 && f.timeAttrs[src] {
+			ta[j] = true
+		}
+	}
+	f.key, f.timeAttrs = key, ta
+	f.sc = &scope{cols: cols}
+	return nil
+}
+
+func (p *Planner) planFrom(te ast.TableExpr, job *jobgraph.Job) (*frag, error) {
+	switch n := te.(type) {
+	case *ast.TableName:
+		t, err := p.ResolveTable(n.Name)
+		if err != nil {
+			return nil, err
+		}
+		i, err := p.addInput(job, t, n.Pos())
+		if err != nil {
+			return nil, err
+		}
+		qual := t.Name
+		if n.Alias != nil {
+			qual = n.Alias.Name.Name
+		}
+		in := job.Inputs[i]
+		f := &frag{job: job, input: i, sc: scopeOf(in.Schema, qual), mode: in.Mode, key: in.Key, timeAttrs: map[int]bool{}}
+		if in.Watermark != nil {
+			f.timeAttrs[in.Watermark.Column] = true
+		}
+		return f, applyAlias(f, n.Alias)
+	case *ast.Subquery:
+		f, err := p.planQuery(n.Query, job)
+		if err != nil {
+			return nil, err
+		}
+		return f, applyAlias(f, n.Alias)
+	case *ast.TableFunc:
+		f, err := p.planTableFunc(n, job)
+		if err != nil {
+			return nil, err
+		}
+		return f, applyAlias(f, n.Alias)
+	case *ast.Join:
+		return nil, errAt(n.JoinPos, sqlerr.Unsupported, "Joins are not supported yet").
+			WithHint("co-partition both tables into one process table function: f(a => TABLE a PARTITION BY k, b => TABLE b PARTITION BY k)")
+	}
+	return nil, errAt(te.Pos(), sqlerr.Unsupported, "This FROM clause is not supported yet")
+}
+
+func applyAlias(f *frag, a *ast.Alias) error {
+	if a == nil {
+		return nil
+	}
+	cols := slices.Clone(f.sc.cols)
+	if len(a.Columns) > 0 && len(a.Columns) != len(cols) {
+		return errAt(a.Pos(), sqlerr.InvalidArgument, "The alias %s lists %d columns, but the relation has %d", a.Name.Name, len(a.Columns), len(cols))
+	}
+	for i := range cols {
+		cols[i].qualifier = a.Name.Name
+		if len(a.Columns) > 0 {
+			cols[i].name = a.Columns[i].Name
+		}
+	}
+	f.sc = &scope{cols: cols}
+	return nil
+}
+
+// planTableFunc plans a PTF call in FROM.
+func (p *Planner) planTableFunc(tf *ast.TableFunc, job *jobgraph.Job) (*frag, error) {
+	if job.PTF != nil {
+		return nil, errAt(tf.Pos(), sqlerr.Unsupported, "Only one process table function call per statement is supported yet")
+	}
+	id, def, err := p.ResolveFunction(tf.Name)
+	if err != nil {
+		return nil, err
+	}
+	ttl, err := p.stateTTL()
+	if err != nil {
+		return nil, err
+	}
+	call := &ptfCall{name: tf.Name.Last().Name, pos: tf.Name.Pos(), id: id, def: def, required: p.required, stateTTL: ttl}
+	frags := map[int]*frag{}
+	for _, a := range tf.Args {
+		ca := callArg{pos: a.Pos()}
+		if a.Name != nil {
+			ca.name = a.Name.Name
+		}
+		switch v := a.Value.(type) {
+		case *ast.TableArg:
+			if len(v.OrderBy) > 0 {
+				return nil, errAt(v.OrderBy[0].Pos(), sqlerr.Unsupported, "ORDER BY in table arguments is not supported yet")
+			}
+			var f *frag
+			if v.Name != nil {
+				f, err = p.planFrom(&ast.TableName{Name: v.Name}, job)
+			} else {
+				f, err = p.planQuery(v.Query, job)
+			}
+			if err != nil {
+				return nil, err
+			}
+			if f.input < 0 {
+				return nil, errAt(v.Pos(), sqlerr.Unsupported, "A table argument cannot be the output of another table function yet")
+			}
+			frags[f.input] = f
+			tv := &tableArgValue{
+				rel: &rel{input: f.input, schema: f.sc.schema(), mode: f.mode, upsertKey: f.key, timeAttrs: f.timeAttrs},
+				pos: v.Pos(), hasPartition: len(v.PartitionBy) > 0,
+			}
+			for _, id := range v.PartitionBy {
+				tv.partitionBy = append(tv.partitionBy, ident{name: id.Name, pos: id.Pos()})
+			}
+			ca.table = tv
+		case *ast.Descriptor:
+			ca.isDesc = true
+			for _, c := range v.Columns {
+				ca.desc = append(ca.desc, ident{name: c.Name, pos: c.Pos()})
+			}
+		case *ast.Default:
+			ca.isDef = true
+		default:
+			x, err := bindExpr(v, &scope{})
+			if err != nil {
+				return nil, err
+			}
+			ca.scalar = x
+		}
+		call.args = append(call.args, ca)
+	}
+	node, err := call.planPTF()
+	if err != nil {
+		return nil, err
+	}
+	// Deliver the changelog each table argument asked for.
+	for _, t := range node.Tables {
+		f := frags[t.Input]
+		in := &job.Inputs[t.Input]
+		if f.mode == jobgraph.Upsert && (t.Delivered.Contains(types.UpdateBefore) || !t.Delivered.KeyOnlyDeletes() && t.Delivered.Contains(types.Delete)) {
+			in.Normalize = true
+			if !t.Delivered.Contains(types.UpdateBefore) {
+				in.DropUpdateBefore = true
+			}
+		}
+	}
+	job.PTF = node
+	f := &frag{job: job, input: -1, sc: scopeOf(node.Out, tf.Name.Last().Name), timeAttrs: map[int]bool{}}
+	switch {
+	case node.Produced.IsInsertOnly():
+		f.mode = jobgraph.Append
+	case node.Produced.IsUpsert():
+		f.mode = jobgraph.Upsert
+		if len(node.Tables) > 0 {
+			for i := range node.Tables[0].Keys {
+				f.key = append(f.key, i)
+			}
+		}
+	default:
+		f.mode = jobgraph.Retract
+	}
+	if node.EmitRowtime {
+		f.timeAttrs[node.Out.Len()-1] = true
+	}
+	return f, nil
+}

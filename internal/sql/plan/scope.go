@@ -1,0 +1,123 @@
+package plan
+
+import (
+	"strings"
+
+	"github.com/eddy-sql/eddy/internal/sql/ast"
+	"github.com/eddy-sql/eddy/internal/sqlerr"
+	"github.com/eddy-sql/eddy/types"
+)
+
+// column is one column visible to expressions.
+type column struct {
+	qualifier string
+	name      string
+	typ       types.Type
+}
+
+// scope is the list of columns of the current relation, by position.
+type scope struct {
+	cols []column
+}
+
+func scopeOf(s *types.Schema, qualifier string) *scope {
+	sc := &scope{}
+	for _, f := range s.Fields {
+		sc.cols = append(sc.cols, column{qualifier: qualifier, name: f.Name, typ: f.Type})
+	}
+	return sc
+}
+
+func (s *scope) schema() *types.Schema {
+	fields := make([]types.Field, len(s.cols))
+	for i, c := range s.cols {
+		fields[i] = types.Field{Name: c.name, Type: c.typ}
+	}
+	return types.NewSchema(fields...)
+}
+
+func (s *scope) names() []string {
+	out := make([]string, len(s.cols))
+	for i, c := range s.cols {
+		out[i] = c.name
+	}
+	return out
+}
+
+// resolve finds a column reference: exact name first, then a unique
+// case-insensitive match.
+func (s *scope) resolve(ref *ast.ColumnRef) (int, error) {
+	parts := ref.Parts
+	name := parts[len(parts)-1].Name
+	qual := ""
+	if len(parts) > 1 {
+		qual = parts[len(parts)-2].Name
+	}
+	match := func(fold bool) []int {
+		var out []int
+		for i, c := range s.cols {
+			if qual != "" && c.qualifier != qual && !(fold && strings.EqualFold(c.qualifier, qual)) {
+				continue
+			}
+			if c.name == name || (fold && strings.EqualFold(c.name, name)) {
+				out = append(out, i)
+			}
+		}
+		return out
+	}
+	found := match(false)
+	if len(found) == 0 {
+		found = match(true)
+	}
+	switch len(found) {
+	case 1:
+		return found[0], nil
+	case 0:
+		full := name
+		if qual != "" {
+			full = qual + "." + name
+		}
+		e := errAt(ref.Pos(), sqlerr.UnknownColumn, "Column '%s' not found in any table", full)
+		if len(s.cols) > 0 {
+			e.WithHint("available columns are: %s%s", strings.Join(s.names(), ", "), suggest(name, s.names()))
+		}
+		return 0, e
+	}
+	return 0, errAt(ref.Pos(), sqlerr.UnknownColumn, "Column '%s' is ambiguous", name).
+		WithHint("qualify it with its table name or alias")
+}
+
+// suggest returns "; did you mean 'x'?" for a close name.
+func suggest(name string, options []string) string {
+	best, bestD := "", 3
+	for _, o := range options {
+		if d := distance(strings.ToLower(name), strings.ToLower(o)); d < bestD {
+			best, bestD = o, d
+		}
+	}
+	if best == "" {
+		return ""
+	}
+	return "; did you mean '" + best + "'?"
+}
+
+// distance is the Levenshtein distance of two short strings.
+func distance(a, b string) int {
+	prev := make([]int, len(b)+1)
+	cur := make([]int, len(b)+1)
+	for j := range prev {
+		prev[j] = j
+	}
+	for i := 1; i <= len(a); i++ {
+		cur[0] = i
+		for j := 1; j <= len(b); j++ {
+			cost := 1
+			if a[i-1] == b[j-1] {
+				cost = 0
+			}
+			cur[j] = min(prev[j]+1, cur[j-1]+1, prev[j-1]+cost)
+		}
+		prev, cur = cur, prev
+	}
+	return prev[len(b)]
+}
