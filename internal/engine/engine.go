@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"log/slog"
 	"os"
+	"strconv"
 	"sync"
 
 	"github.com/eddy-sql/eddy/internal/catalog"
@@ -250,7 +251,15 @@ func options(opts []*ast.Option) map[string]string {
 
 // startJob starts a job and remembers it for syncJobs and Close.
 func (e *Engine) startJob(ctx context.Context, p *plan.QueryPlan, bounded bool) (*runtime.Job, error) {
-	job, err := runtime.Start(context.WithoutCancel(ctx), e.env, p.Job, runtime.Options{ID: newID(), Bounded: bounded})
+	par := 1
+	if v := e.sess.Config["parallelism.default"]; v != "" {
+		n, err := strconv.Atoi(v)
+		if err != nil || n < 1 || n > 128 {
+			return nil, sqlerr.Newf(sqlerr.InvalidOption, "Invalid 'parallelism.default' = '%s': use a number from 1 to 128", v)
+		}
+		par = n
+	}
+	job, err := runtime.Start(context.WithoutCancel(ctx), e.env, p.Job, runtime.Options{ID: newID(), Bounded: bounded, Parallelism: par})
 	if err != nil {
 		return nil, err
 	}

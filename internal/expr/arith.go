@@ -179,12 +179,12 @@ func (a *arithExpr) evalInt(x, y int64) (types.Value, error) {
 		r = x * y
 	case '/':
 		if y == 0 {
-			return types.Null, errDivisionByZero
+			return types.Null, errDivisionByZero()
 		}
 		r = x / y // Go, like Java, gives MinInt64 / -1 == MinInt64.
 	case '%':
 		if y == 0 {
-			return types.Null, errDivisionByZero
+			return types.Null, errDivisionByZero()
 		}
 		r = x % y
 	}
@@ -219,13 +219,13 @@ func (a *arithExpr) evalTemporal(x, y int64) (types.Value, error) {
 	case arTsNanos:
 		r, ok := addInt64(x, y)
 		if !ok {
-			return types.Null, errTimestampRange
+			return types.Null, errTimestampRange()
 		}
 		return types.NewTimestamp(r), nil
 	case arTsMonths:
 		r, ok := addMonthsNanos(x, y)
 		if !ok {
-			return types.Null, errTimestampRange
+			return types.Null, errTimestampRange()
 		}
 		return types.NewTimestamp(r), nil
 	case arDateNanos:
@@ -240,7 +240,7 @@ func (a *arithExpr) evalTemporal(x, y int64) (types.Value, error) {
 		return intervalValue(a.t, x*y), nil
 	case arIntervalDiv:
 		if y == 0 {
-			return types.Null, errDivisionByZero
+			return types.Null, errDivisionByZero()
 		}
 		return intervalValue(a.t, x/y), nil
 	}

@@ -296,7 +296,7 @@ func castToDatetime(from, to types.Type, fail func(types.Value, string) (types.V
 		switch {
 		case from.IsString():
 			ns, _, err := parseTimestamp(v.Str())
-			if err == errTimestampRange {
+			if err == errParseRange {
 				return 0, "out of range"
 			}
 			if err != nil {

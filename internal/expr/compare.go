@@ -142,16 +142,25 @@ func cmpSeq(a, b []types.Value, at func(int) cmpFunc) int {
 	return cmpInt(types.NewInt(int64(len(a))), types.NewInt(int64(len(b))))
 }
 
+// cmpMap reports whether two maps hold the same entries, in any order: 0
+// if equal, 1 otherwise. MAP has no ordering (see orderable).
 func cmpMap(a, b []types.MapEntry, kc, vc cmpFunc) int {
-	for i := 0; i < len(a) && i < len(b); i++ {
-		if c := cmpNullable(a[i].Key, b[i].Key, kc); c != 0 {
-			return c
-		}
-		if c := cmpNullable(a[i].Val, b[i].Val, vc); c != 0 {
-			return c
-		}
+	if len(a) != len(b) {
+		return 1
 	}
-	return cmpInt(types.NewInt(int64(len(a))), types.NewInt(int64(len(b))))
+next:
+	for _, x := range a {
+		for _, y := range b {
+			if cmpNullable(x.Key, y.Key, kc) == 0 {
+				if cmpNullable(x.Val, y.Val, vc) != 0 {
+					return 1
+				}
+				continue next
+			}
+		}
+		return 1
+	}
+	return 0
 }
 
 func cmpNullable(a, b types.Value, c cmpFunc) int {

@@ -98,12 +98,12 @@ func decimalArith(op byte, a, b *apd.Decimal, t types.Type) (types.Value, error)
 		_, err = decCtx.Mul(&r, a, b)
 	case '/':
 		if b.IsZero() {
-			return types.Null, errDivisionByZero
+			return types.Null, errDivisionByZero()
 		}
 		_, err = quoCtx.Quo(&r, a, b)
 	case '%':
 		if b.IsZero() {
-			return types.Null, errDivisionByZero
+			return types.Null, errDivisionByZero()
 		}
 		_, err = decCtx.Rem(&r, a, b)
 	}

@@ -18,10 +18,11 @@
 //
 // Type rules follow Flink (which follows Calcite and SQL Server for
 // DECIMAL): numeric operands promote along TINYINT < SMALLINT < INT <
-// BIGINT < DECIMAL < FLOAT < DOUBLE, with DECIMAL results sized by
-// decimalArithType and capped at precision 38; comparisons need comparable
-// types (numbers with numbers, strings with strings, timestamps with
-// timestamps, ...); datetimes add and subtract intervals. CommonType,
+// BIGINT < DECIMAL < FLOAT < DOUBLE (DECIMAL with FLOAT gives DOUBLE), with
+// DECIMAL results sized by Flink's precision/scale rules (see Binary) and
+// capped at precision 38; comparisons need comparable types (numbers with
+// numbers, strings with strings, timestamps with timestamps, ...);
+// datetimes add and subtract intervals. CommonType,
 // CanCastImplicitly and CanCast expose the rules the planner needs for
 // VALUES, UNION, INSERT and explicit CAST. Literal helpers (NumericLiteral,
 // StringLiteral, TimestampLiteral, IntervalLiteral, ...) type literal
@@ -42,9 +43,12 @@
 //     (Flink returns NULL).
 //   - CAST fails with a runtime error on unparsable strings and values out
 //     of range of the target type (including narrowing integer casts,
-//     where Flink wraps); TRY_CAST returns NULL instead.
+//     where Flink wraps); TRY_CAST returns NULL instead (errors of its
+//     operand still propagate).
 //   - TIMESTAMP_LTZ values are interpreted in UTC: the session time zone
-//     is not modelled yet.
+//     is not modelled yet. Timestamps are int64 nanoseconds (types.Value),
+//     so they range over 1677-09-22 .. 2262-04-10; results outside are
+//     runtime errors.
 //   - AND, OR, CASE, COALESCE and IN evaluate lazily, left to right.
 //
 // # Errors

@@ -92,9 +92,10 @@ func runtimeErrorf(format string, args ...any) error {
 	return sqlerr.Newf(sqlerr.Runtime, format, args...)
 }
 
-// errDivisionByZero is returned for integer and DECIMAL division by zero.
-// It is shared so that the error path does not allocate.
-var errDivisionByZero error = sqlerr.Newf(sqlerr.Runtime, "division by zero")
+// errDivisionByZero reports integer, DECIMAL or interval division by
+// zero. Errors are allocated per occurrence because callers may modify a
+// *sqlerr.Error (At, WithHint).
+func errDivisionByZero() error { return sqlerr.Newf(sqlerr.Runtime, "division by zero") }
 
 // ---------------------------------------------------------------------------
 // Column references.

@@ -325,6 +325,8 @@ func (env *testEnv) build(n sexpr) (Expr, error) {
 	switch head {
 	case "array", "row":
 		return constructed(head, args)
+	case "map":
+		return mapLiteral(args)
 	case "between", "not-between":
 		if len(args) != 3 {
 			return nil, fmt.Errorf("between needs 3 args")
@@ -380,6 +382,29 @@ func constructed(kind string, args []Expr) (Expr, error) {
 		}
 	}
 	return Lit(types.NewArray(vals), types.ArrayOf(et).NonNull())
+}
+
+// mapLiteral builds a MAP literal from constant key, value pairs.
+func mapLiteral(args []Expr) (Expr, error) {
+	var keys, vals []Expr
+	for i := 0; i+1 < len(args); i += 2 {
+		keys, vals = append(keys, args[i]), append(vals, args[i+1])
+	}
+	ka, err := constructed("array", keys)
+	if err != nil {
+		return nil, err
+	}
+	va, err := constructed("array", vals)
+	if err != nil {
+		return nil, err
+	}
+	k, _ := ka.Eval(nil)
+	v, _ := va.Eval(nil)
+	entries := make([]types.MapEntry, len(keys))
+	for i := range entries {
+		entries[i] = types.MapEntry{Key: k.Array()[i], Val: v.Array()[i]}
+	}
+	return Lit(types.NewMap(entries), types.MapOf(*ka.Type().Elem, *va.Type().Elem).NonNull())
 }
 
 func (env *testEnv) buildAll(ns []sexpr) ([]Expr, error) {

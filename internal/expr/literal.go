@@ -128,7 +128,7 @@ func TimeLiteral(text string) (types.Value, types.Type, error) {
 }
 
 func literalError(kind, text string, err error) error {
-	if err == errTimestampRange {
+	if err == errParseRange {
 		return sqlerr.Newf(sqlerr.Syntax, "%s literal '%s' is out of range", kind, text)
 	}
 	return sqlerr.Newf(sqlerr.Syntax, "invalid %s literal '%s'", kind, text)

@@ -11,13 +11,6 @@ func b2i(b bool) int {
 	return 0
 }
 
-func tv(v types.Value) int {
-	if v.IsNull() {
-		return 2
-	}
-	return b2i(v.Bool())
-}
-
 func and3(a, b int) int {
 	switch {
 	case a == 0 || b == 0:

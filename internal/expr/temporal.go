@@ -24,7 +24,11 @@ var (
 	maxTsDays = math.MaxInt64/nanosPerDay - 1
 )
 
-var errTimestampRange error = sqlerr.Newf(sqlerr.Runtime, "timestamp out of range")
+// errTimestampRange reports a timestamp beyond the int64 nanosecond range.
+func errTimestampRange() error { return sqlerr.Newf(sqlerr.Runtime, "timestamp out of range") }
+
+// errParseRange is returned by the parsers for out-of-range values.
+var errParseRange = errors.New("out of range")
 
 // daysFromCivil returns days since 1970-01-01 of a proleptic Gregorian date
 // (H. Hinnant's algorithm).
@@ -215,7 +219,7 @@ func parseTimestamp(s string) (int64, int, error) {
 	}
 	ns, ok := tsFromParts(days, tod)
 	if !ok {
-		return 0, 0, errTimestampRange
+		return 0, 0, errParseRange
 	}
 	return ns, digits, nil
 }

@@ -1,6 +1,10 @@
 package runtime
 
-import "github.com/eddy-sql/eddy/types"
+import (
+	"sync"
+
+	"github.com/eddy-sql/eddy/types"
+)
 
 type eventKind uint8
 
@@ -22,10 +26,13 @@ type event struct {
 	barrier *barrier
 }
 
-// barrier is a checkpoint request travelling in-band.
+// barrier is a checkpoint request travelling in-band to every subtask.
+// Subtasks flush their state when they see it; the last one to arrive
+// commits everything in one batch and closes done. Every subtask waits for
+// done before it goes on (aligned checkpoint).
 type barrier struct {
-	// positions of the source when the barrier was injected.
-	positions []byte
+	mu      sync.Mutex
+	arrived int
 	// done is closed after the checkpoint committed; err is set before.
 	done chan struct{}
 	err  error

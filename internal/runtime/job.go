@@ -25,48 +25,65 @@ type Env struct {
 
 // Options configure one job.
 type Options struct {
-	// ID names the job (and its committed source positions).
+	// ID names the job; its state lives under namespaces derived from it
+	// and from the PTF uid.
 	ID string
 	// Bounded makes the job a snapshot: it reads each input up to its end
 	// at start, ends with the maximum watermark, and completes.
 	Bounded bool
+	// Parallelism is the number of keyed subtasks; the planner may force 1
+	// (see Job.Parallelism). Default: 1.
+	Parallelism int
 	// CheckpointInterval is how often a continuous job commits when it has
 	// new input. Default: 200ms.
 	CheckpointInterval time.Duration
 	// CheckpointRecords forces a checkpoint after that many input records,
-	// bounding the size of the pending batch. Default: 100000.
+	// bounding the size of the pending batches. Default: 100000.
 	CheckpointRecords int
 	// ResultBuffer is the capacity of the result channel of collect sinks.
 	// Default: 1024.
 	ResultBuffer int
 }
 
+// maxParallelism is the number of key groups keys are hashed into; a
+// subtask owns a contiguous range of key groups, so state can later be
+// rescaled by moving key groups.
+const maxParallelism = 128
+
 // Job is a running job. Its goroutines are owned by it; Wait awaits them.
 type Job struct {
-	env     Env
-	graph   *jobgraph.Job
-	opts    Options
-	ch      chan []event
-	syncCh  chan *barrier
-	tick    <-chan time.Time
-	ticker  *time.Ticker
-	results chan types.Row
-	cancel  context.CancelFunc
-	wg      sync.WaitGroup
+	env      Env
+	graph    *jobgraph.Job
+	opts     Options
+	subtasks []*subtask
+	routes   [][]int // per input: full-row key positions used for routing
+	syncCh   chan *barrier
+	tick     <-chan time.Time
+	ticker   *time.Ticker
+	results  chan types.Row
+	writer   *logstore.Writer
+	writerMu sync.Mutex
+	cancel   context.CancelFunc
+	ctx      context.Context
+	wg       sync.WaitGroup
+	logger   *slog.Logger
 
 	mu  sync.Mutex
 	err error
+}
 
-	// keyed task state
-	batch  *store.Batch
-	kv     *state.Pebble
-	writer *logstore.Writer
-	norms  []*normalizer
-	ptf    *ptfOp
-	sink   sink
-	out    []types.Row
-	ctx    context.Context
-	logger *slog.Logger
+// subtask is one parallel instance of the keyed task with its own state
+// batch, normalizers and PTF host.
+type subtask struct {
+	job   *Job
+	idx   int
+	ch    chan []event
+	batch *store.Batch
+	kv    *state.Pebble
+	norms []*normalizer
+	ptf   *ptfOp
+	sink  sink
+	out   []types.Row
 }
 
 // Start starts a job. Rows of a collect sink arrive on Results.
@@ -86,59 +103,132 @@ func Start(ctx context.Context, env Env, g *jobgraph.Job, opts Options) (*Job, e
 	}
 	ctx, cancel := context.WithCancel(ctx)
 	j := &Job{
-		env: env, graph: g, opts: opts, cancel: cancel,
-		ch:     make(chan []event, 4),
+		env: env, graph: g, opts: opts, cancel: cancel, ctx: ctx,
 		syncCh: make(chan *barrier),
 		logger: logger.With("job", opts.ID),
-		ctx:    ctx,
+		writer: env.Logs.NewWriter(),
 	}
-	j.ticker = time.NewTicker(opts.CheckpointInterval)
-	j.tick = j.ticker.C
-	j.batch = env.DB.NewBatch()
-	j.kv = state.NewPebble(j.batch)
-	j.writer = env.Logs.NewWriter()
-	for i, in := range g.Inputs {
-		if in.Normalize {
-			j.norms = append(j.norms, newNormalizer(fmt.Sprintf("%s/normalize/%d", opts.ID, i), in.Key, j.kv))
-		} else {
-			j.norms = append(j.norms, nil)
-		}
-	}
-	switch g.Sink.Kind {
-	case jobgraph.CollectSink:
+	par := j.parallelism()
+	if g.Sink.Kind == jobgraph.CollectSink {
 		j.results = make(chan types.Row, opts.ResultBuffer)
-		j.sink = &collectSink{out: j.results}
-	case jobgraph.LogSink:
-		j.sink = newLogSink(&g.Sink, j.writer)
 	}
-	if g.PTF != nil {
-		j.ptf = newPTFOp(g.PTF, j.kv, env.Clock, j.emitPTF)
+	for i := 0; i < par; i++ {
+		j.subtasks = append(j.subtasks, j.newSubtask(i))
 	}
 	src, err := newSource(j)
 	if err != nil {
 		cancel()
-		j.ticker.Stop()
 		return nil, err
 	}
-	j.wg.Add(2)
+	j.ticker = time.NewTicker(opts.CheckpointInterval)
+	j.tick = j.ticker.C
+	j.wg.Add(1)
 	go func() {
 		defer j.wg.Done()
-		defer close(j.ch)
+		defer func() {
+			for _, st := range j.subtasks {
+				close(st.ch)
+			}
+		}()
 		if err := src.run(ctx); err != nil && !errors.Is(err, context.Canceled) {
 			j.fail(err)
 		}
 	}()
+	var keyed sync.WaitGroup
+	for _, st := range j.subtasks {
+		keyed.Add(1)
+		j.wg.Add(1)
+		go func() {
+			defer j.wg.Done()
+			defer keyed.Done()
+			if err := st.run(ctx); err != nil && !errors.Is(err, context.Canceled) {
+				j.fail(err)
+			}
+		}()
+	}
+	j.wg.Add(1)
 	go func() {
 		defer j.wg.Done()
-		defer j.ticker.Stop()
+		keyed.Wait()
+		j.ticker.Stop()
 		if j.results != nil {
-			defer close(j.results)
-		}
-		if err := j.keyed(ctx); err != nil && !errors.Is(err, context.Canceled) {
-			j.fail(err)
+			close(j.results)
 		}
 	}()
 	return j, nil
+}
+
+// parallelism decides the number of subtasks and the routing keys. Only
+// jobs whose PTF partition keys are columns of the stored rows run in
+// parallel; others (no PTF, no PARTITION BY, keys computed by a query)
+// run in one subtask, which also keeps their output order.
+func (j *Job) parallelism() int {
+	par := j.opts.Parallelism
+	if par <= 1 || j.graph.PTF == nil {
+		return 1
+	}
+	j.routes = make([][]int, len(j.graph.Inputs))
+	for _, t := range j.graph.PTF.Tables {
+		in := j.graph.Inputs[t.Input]
+		if !t.SetSemantic || len(t.Keys) == 0 || len(in.Calcs) > 0 {
+			return 1
+		}
+		if in.Normalize && !sameSet(in.Key, t.Keys) {
+			return 1
+		}
+		j.routes[t.Input] = t.Keys
+	}
+	return par
+}
+
+func sameSet(a, b []int) bool {
+	if len(a) != len(b) {
+		return false
+	}
+	for _, x := range a {
+		found := false
+		for _, y := range b {
+			found = found || x == y
+		}
+		if !found {
+			return false
+		}
+	}
+	return true
+}
+
+// route returns the subtask of a record: its key's key group.
+func (j *Job) route(input int, row types.Row) int {
+	keys := j.routes[input]
+	var buf [64]byte
+	b := buf[:0]
+	for _, k := range keys {
+		b = types.AppendValue(b, row.Values[k])
+	}
+	kg := int(uint32(logstore.Murmur2(b))&0x7fffffff) % maxParallelism
+	return kg * len(j.subtasks) / maxParallelism
+}
+
+func (j *Job) newSubtask(i int) *subtask {
+	st := &subtask{job: j, idx: i, ch: make(chan []event, 4), batch: j.env.DB.NewBatch()}
+	st.kv = state.NewPebble(st.batch)
+	for n, in := range j.graph.Inputs {
+		if in.Normalize {
+			st.norms = append(st.norms, newNormalizer(fmt.Sprintf("%s/normalize/%d", j.opts.ID, n), in.Key, st.kv))
+		} else {
+			st.norms = append(st.norms, nil)
+		}
+	}
+	switch j.graph.Sink.Kind {
+	case jobgraph.CollectSink:
+		st.sink = &collectSink{out: j.results}
+	case jobgraph.LogSink:
+		st.sink = newLogSink(&j.graph.Sink, j.writer, &j.writerMu)
+	}
+	if j.graph.PTF != nil {
+		st.ptf = newPTFOp(j.graph.PTF, st.kv, j.env.Clock, st.emitPTF)
+	}
+	return st
 }
 
 // Results returns the rows of a collect sink; the channel closes when the
@@ -174,16 +264,23 @@ func (j *Job) Wait() error {
 	return j.Err()
 }
 
+func (j *Job) newBarrier() *barrier {
+	return &barrier{done: make(chan struct{})}
+}
+
 // Sync waits until the job has read everything committed to its inputs
 // before the call and committed the results.
 func (j *Job) Sync(ctx context.Context) error {
-	b := &barrier{done: make(chan struct{})}
+	b := j.newBarrier()
 	select {
 	case j.syncCh <- b:
 	case <-ctx.Done():
 		return ctx.Err()
 	case <-j.ctx.Done():
-		return j.Err()
+		if err := j.Err(); err != nil {
+			return err
+		}
+		return nil // the job completed
 	}
 	select {
 	case <-b.done:
@@ -195,51 +292,49 @@ func (j *Job) Sync(ctx context.Context) error {
 	}
 }
 
-// keyed is the keyed task loop.
-func (j *Job) keyed(ctx context.Context) error {
-	for batch := range j.ch {
+// run is the loop of one keyed subtask.
+func (st *subtask) run(ctx context.Context) error {
+	for batch := range st.ch {
 		for i := range batch {
 			ev := &batch[i]
 			switch ev.kind {
 			case evRecord:
-				if err := j.record(ctx, ev.input, ev.row); err != nil {
+				if err := st.record(ctx, ev.input, ev.row); err != nil {
 					return err
 				}
 			case evWatermark:
-				if j.ptf != nil {
-					if err := j.ptf.advance(ev.input, ev.wm); err != nil {
+				if st.ptf != nil {
+					if err := st.ptf.advance(ev.input, ev.wm); err != nil {
 						return err
 					}
 				}
 			case evBarrier:
-				err := j.checkpoint()
-				if ev.barrier.done != nil {
-					ev.barrier.err = err
-					close(ev.barrier.done)
-				}
-				if err != nil {
+				if err := st.checkpoint(ctx, ev.barrier); err != nil {
 					return err
 				}
 			case evEnd:
-				return j.checkpoint()
+				return st.checkpoint(ctx, ev.barrier)
 			}
 		}
 	}
 	return ctx.Err()
 }
 
-func (j *Job) record(ctx context.Context, input int, row types.Row) error {
-	in := &j.graph.Inputs[input]
-	j.out = j.out[:0]
-	if n := j.norms[input]; n != nil {
+func (st *subtask) record(ctx context.Context, input int, row types.Row) error {
+	in := &st.job.graph.Inputs[input]
+	st.out = st.out[:0]
+	if n := st.norms[input]; n != nil {
 		var err error
-		if j.out, err = n.process(row, j.out); err != nil {
+		if st.out, err = n.process(row, st.out); err != nil {
 			return err
 		}
 	} else {
-		j.out = append(j.out, row)
+		st.out = append(st.out, row)
 	}
-	for _, r := range j.out {
+	for _, r := range st.out {
+		if in.DropUpdateBefore && r.Kind == types.UpdateBefore {
+			continue
+		}
 		r, ok, err := applyCalcs(in.Calcs, r)
 		if err != nil {
 			return fmt.Errorf("input %s: %w", in.Table, err)
@@ -247,45 +342,94 @@ func (j *Job) record(ctx context.Context, input int, row types.Row) error {
 		if !ok {
 			continue
 		}
-		if j.ptf != nil {
-			if err := j.ptf.processRow(input, &r); err != nil {
+		if st.ptf != nil {
+			if err := st.ptf.processRow(input, &r); err != nil {
 				return err
 			}
 			continue
 		}
-		if err := j.output(ctx, r); err != nil {
+		if err := st.output(ctx, r); err != nil {
 			return err
 		}
 	}
 	return nil
 }
 
-func (j *Job) emitPTF(row types.Row) error { return j.output(j.ctx, row) }
+func (st *subtask) emitPTF(row types.Row) error { return st.output(st.job.ctx, row) }
 
-func (j *Job) output(ctx context.Context, row types.Row) error {
-	r, ok, err := applyCalcs(j.graph.Output, row)
+func (st *subtask) output(ctx context.Context, row types.Row) error {
+	r, ok, err := applyCalcs(st.job.graph.Output, row)
 	if err != nil || !ok {
 		return err
 	}
-	return j.sink.write(ctx, r)
+	return st.sink.write(ctx, r)
 }
 
-// checkpoint writes dirty state and commits it with the sink output in
-// one atomic batch.
-func (j *Job) checkpoint() error {
-	if j.ptf != nil {
-		if err := j.ptf.flush(); err != nil {
+// checkpoint flushes this subtask's state into its batch; the last subtask
+// to arrive commits every batch and the sink output atomically. All wait
+// for the commit before they go on.
+func (st *subtask) checkpoint(ctx context.Context, b *barrier) error {
+	err := st.flush()
+	if b == nil {
+		b = &barrier{done: make(chan struct{})}
+		if len(st.job.subtasks) > 1 {
+			return fmt.Errorf("internal: end of input without a barrier")
+		}
+	}
+	b.mu.Lock()
+	if err != nil && b.err == nil {
+		b.err = err
+	}
+	b.arrived++
+	last := b.arrived == len(st.job.subtasks)
+	b.mu.Unlock()
+	if last {
+		if b.err == nil {
+			b.err = st.job.commit()
+		}
+		close(b.done)
+	}
+	select {
+	case <-b.done:
+	case <-ctx.Done():
+		return ctx.Err()
+	}
+	return b.err
+}
+
+func (st *subtask) flush() error {
+	if st.ptf != nil {
+		if err := st.ptf.flush(); err != nil {
 			return fmt.Errorf("checkpoint: %w", err)
 		}
 	}
-	for _, n := range j.norms {
+	for _, n := range st.norms {
 		if n != nil {
 			if err := n.flush(); err != nil {
 				return fmt.Errorf("checkpoint: %w", err)
 			}
 		}
 	}
-	if err := j.env.Logs.Commit(j.writer, j.batch, false); err != nil {
+	return nil
+}
+
+// commit merges the subtasks' batches into the first and commits it with
+// the sink output. Every subtask is blocked in checkpoint meanwhile.
+func (j *Job) commit() error {
+	first := j.subtasks[0].batch
+	for _, st := range j.subtasks[1:] {
+		if st.batch.Empty() {
+			continue
+		}
+		if err := first.Pebble().Apply(st.batch.Pebble(), nil); err != nil {
+			return fmt.Errorf("checkpoint: merging subtask state: %w", err)
+		}
+		st.batch.Reset()
+	}
+	j.writerMu.Lock()
+	defer j.writerMu.Unlock()
+	if err := j.env.Logs.Commit(j.writer, first, false); err != nil {
+		first.Reset()
 		return fmt.Errorf("checkpoint: committing: %w", err)
 	}
 	return nil

@@ -2,6 +2,7 @@ package runtime
 
 import (
 	"context"
+	"sync"
 
 	"github.com/eddy-sql/eddy/internal/jobgraph"
 	"github.com/eddy-sql/eddy/internal/logstore"
@@ -32,6 +33,7 @@ func (s *collectSink) write(ctx context.Context, row types.Row) error {
 type logSink struct {
 	spec *jobgraph.Sink
 	w    *logstore.Writer
+	mu   *sync.Mutex // guards w, shared by the subtasks
 	kbuf []byte
 	vbuf []byte
 	vals []types.Value
@@ -39,8 +41,8 @@ type logSink struct {
 	rr   int
 }
 
-func newLogSink(spec *jobgraph.Sink, w *logstore.Writer) *logSink {
-	s := &logSink{spec: spec, w: w}
+func newLogSink(spec *jobgraph.Sink, w *logstore.Writer, mu *sync.Mutex) *logSink {
+	s := &logSink{spec: spec, w: w, mu: mu}
 	for _, k := range spec.Bucket {
 		s.ts = append(s.ts, spec.Schema.Fields[k].Type)
 	}
@@ -65,6 +67,8 @@ func (s *logSink) write(_ context.Context, row types.Row) error {
 		s.rr++
 	}
 	s.vbuf = types.AppendRow(s.vbuf[:0], row)
+	s.mu.Lock()
 	s.w.Append(s.spec.Log, partition, s.kbuf, s.vbuf)
+	s.mu.Unlock()
 	return nil
 }

@@ -22,7 +22,7 @@ type source struct {
 	targets map[logstore.Position]int64
 	wm      [][]int64 // per input, per partition
 	inWM    []int64   // per input
-	batch   []event
+	batches [][]event // pending events per subtask
 	arena   []types.Value
 	sinceCP int
 }
@@ -68,23 +68,47 @@ func (s *source) reachedTargets() bool {
 	return true
 }
 
+// send flushes the pending batches of every subtask.
 func (s *source) send(ctx context.Context) error {
-	if len(s.batch) == 0 {
-		return nil
+	for i := range s.batches {
+		if err := s.sendTo(ctx, i); err != nil {
+			return err
+		}
 	}
-	select {
-	case s.job.ch <- s.batch:
-	case <-ctx.Done():
-		return ctx.Err()
-	}
-	s.batch = make([]event, 0, batchSize)
 	return nil
 }
 
+func (s *source) sendTo(ctx context.Context, i int) error {
+	if len(s.batches[i]) == 0 {
+		return nil
+	}
+	select {
+	case s.job.subtasks[i].ch <- s.batches[i]:
+	case <-ctx.Done():
+		return ctx.Err()
+	}
+	s.batches[i] = make([]event, 0, batchSize)
+	return nil
+}
+
+// add routes an event: records go to the subtask owning their key, the
+// rest (watermarks, barriers, end) to every subtask.
 func (s *source) add(ctx context.Context, ev event) error {
-	s.batch = append(s.batch, ev)
-	if len(s.batch) >= batchSize {
-		return s.send(ctx)
+	if ev.kind == evRecord && len(s.batches) > 1 {
+		i := s.job.route(ev.input, ev.row)
+		s.batches[i] = append(s.batches[i], ev)
+		if len(s.batches[i]) >= batchSize {
+			return s.sendTo(ctx, i)
+		}
+		return nil
+	}
+	for i := range s.batches {
+		s.batches[i] = append(s.batches[i], ev)
+		if len(s.batches[i]) >= batchSize {
+			if err := s.sendTo(ctx, i); err != nil {
+				return err
+			}
+		}
 	}
 	return nil
 }
@@ -99,7 +123,10 @@ func (s *source) barrier(ctx context.Context, b *barrier) error {
 
 // run reads until the end of a bounded input or until ctx is done.
 func (s *source) run(ctx context.Context) error {
-	s.batch = make([]event, 0, batchSize)
+	s.batches = make([][]event, len(s.job.subtasks))
+	for i := range s.batches {
+		s.batches[i] = make([]event, 0, batchSize)
+	}
 	for {
 		rec, ok, err := s.reader.Next()
 		if err != nil {
@@ -113,7 +140,7 @@ func (s *source) run(ctx context.Context) error {
 				return err
 			}
 			if s.job.opts.CheckpointRecords > 0 && s.sinceCP >= s.job.opts.CheckpointRecords {
-				if err := s.barrier(ctx, &barrier{}); err != nil {
+				if err := s.barrier(ctx, s.job.newBarrier()); err != nil {
 					return err
 				}
 			}
@@ -126,7 +153,7 @@ func (s *source) run(ctx context.Context) error {
 					return err
 				}
 			}
-			if err := s.add(ctx, event{kind: evEnd}); err != nil {
+			if err := s.add(ctx, event{kind: evEnd, barrier: s.job.newBarrier()}); err != nil {
 				return err
 			}
 			return s.send(ctx)
@@ -167,7 +194,7 @@ func (s *source) idle(ctx context.Context) error {
 		case <-s.job.tick:
 			if s.sinceCP > 0 {
 				stop()
-				return s.barrier(ctx, &barrier{})
+				return s.barrier(ctx, s.job.newBarrier())
 			}
 		}
 	}

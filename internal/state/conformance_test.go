@@ -30,7 +30,7 @@ type config struct {
 }
 
 func newPebbleHarness(t *testing.T, commit bool) harness {
-	db, err := store.Open("", store.Options{CacheSize: 1 << 20, MemTableSize: 1 << 20})
+	db, err := store.Open("", store.Options{CacheSize: 2 << 20, MemTableSize: 1 << 20})
 	require.NoError(t, err)
 	batch := db.NewBatch()
 	t.Cleanup(func() {

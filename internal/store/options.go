@@ -19,12 +19,16 @@ type Options struct {
 	Logger *slog.Logger
 
 	// CacheSize is the size in bytes of the block cache shared by all reads.
-	// Default: 64 MiB.
+	// Pebble charges the memtables (the active one, the queued ones and
+	// those still referenced by readers) to this budget, so it must be well
+	// above MemTableSize: with CacheSize 64 MiB and two 32 MiB memtables no
+	// block is cached at all. Memory is only taken as blocks are read.
+	// Default: 256 MiB.
 	CacheSize int64
 
 	// MemTableSize is the size in bytes of one memtable. Larger memtables
 	// absorb write bursts and turn overwrites of hot state keys into one
-	// flushed entry. Default: 64 MiB.
+	// flushed entry. Default: 32 MiB.
 	MemTableSize uint64
 
 	// MemTableStopWritesThreshold is the number of queued memtables at which
@@ -52,10 +56,10 @@ func (o *Options) EnsureDefaults() {
 		o.Logger = slog.New(slog.DiscardHandler)
 	}
 	if o.CacheSize == 0 {
-		o.CacheSize = 64 << 20
+		o.CacheSize = 256 << 20
 	}
 	if o.MemTableSize == 0 {
-		o.MemTableSize = 64 << 20
+		o.MemTableSize = 32 << 20
 	}
 	if o.MemTableStopWritesThreshold == 0 {
 		o.MemTableStopWritesThreshold = 4
@@ -74,10 +78,11 @@ func (o *Options) EnsureDefaults() {
 // Validate reports the first invalid field.
 func (o *Options) Validate() error {
 	switch {
-	case o.CacheSize < 0:
-		return fmt.Errorf("store: CacheSize %d is negative", o.CacheSize)
 	case o.MemTableSize < 1<<20 || o.MemTableSize >= 4<<30:
 		return fmt.Errorf("store: MemTableSize %d is outside [1 MiB, 4 GiB)", o.MemTableSize)
+	case o.CacheSize < 2*int64(o.MemTableSize):
+		return fmt.Errorf("store: CacheSize %d is below twice MemTableSize %d (memtables are charged to the cache)",
+			o.CacheSize, o.MemTableSize)
 	case o.MemTableStopWritesThreshold < 2:
 		return fmt.Errorf("store: MemTableStopWritesThreshold %d is below 2", o.MemTableStopWritesThreshold)
 	case o.L0StopWritesThreshold < 4:

@@ -223,11 +223,11 @@ func (p *printer) funcCall(f *FuncCall) {
 	if len(f.Name.Parts) == 1 {
 		name := f.Name.Parts[0].Name
 		if IsNiladicFunc(name) && f.Niladic {
-			p.WriteString(strings.ToUpper(name))
+			p.WriteString(upper(name))
 			return
 		}
 		if IsReservedFunc(name) {
-			p.WriteString(strings.ToUpper(name))
+			p.WriteString(upper(name))
 		} else {
 			p.WriteString(QuoteIdent(name))
 		}

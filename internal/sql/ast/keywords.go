@@ -50,8 +50,9 @@ WHEN WHENEVER WHERE WIDTH_BUCKET WINDOW WITH WITHIN WITHOUT YEAR
 `)
 
 // alwaysQuoted are non-reserved words that QuoteIdent still quotes because
-// they are keywords in some expression position (MAP[...]).
-var alwaysQuoted = setOf(`MAP`)
+// they are keywords in some expression position: MAP[...], and
+// DESCRIPTOR(...) as a table function argument.
+var alwaysQuoted = setOf(`MAP DESCRIPTOR`)
 
 // reservedFuncs are reserved words that may name a function when followed
 // by '(' (COUNT(*), LEFT(s, 2), YEAR(d), ...).
@@ -82,22 +83,22 @@ func setOf(words string) map[string]bool {
 
 // IsReserved reports whether word (any case) is a reserved word, which
 // must be quoted with backticks to be used as an identifier.
-func IsReserved(word string) bool { return reserved[strings.ToUpper(word)] }
+func IsReserved(word string) bool { return reserved[upper(word)] }
 
 // IsReservedFunc reports whether word (any case) is a reserved word that
 // may still name a function called with parentheses, such as COUNT.
-func IsReservedFunc(word string) bool { return reservedFuncs[strings.ToUpper(word)] }
+func IsReservedFunc(word string) bool { return reservedFuncs[upper(word)] }
 
 // IsNiladicFunc reports whether word (any case) is a function called
 // without parentheses, such as CURRENT_TIMESTAMP.
-func IsNiladicFunc(word string) bool { return niladicFuncs[strings.ToUpper(word)] }
+func IsNiladicFunc(word string) bool { return niladicFuncs[upper(word)] }
 
 // QuoteIdent returns name as SQL: unchanged when it is a plain identifier
 // ([a-zA-Z_][a-zA-Z0-9_]*) and not a reserved word, otherwise in backticks
 // with embedded backticks doubled.
 func QuoteIdent(name string) string {
 	if isPlainIdent(name) {
-		up := strings.ToUpper(name)
+		up := upper(name)
 		if !reserved[up] && !alwaysQuoted[up] {
 			return name
 		}
@@ -124,4 +125,16 @@ func isPlainIdent(s string) bool {
 // QuoteString returns s as a SQL string literal, with ' doubled.
 func QuoteString(s string) string {
 	return "'" + strings.ReplaceAll(s, "'", "''") + "'"
+}
+
+// upper upper-cases ASCII letters only: keywords are ASCII, and no other
+// word may fold into one.
+func upper(s string) string {
+	b := []byte(s)
+	for i, c := range b {
+		if 'a' <= c && c <= 'z' {
+			b[i] = c - 'a' + 'A'
+		}
+	}
+	return string(b)
 }

@@ -19,6 +19,7 @@ func Walk(v Visitor, node Node) {
 
 type inspector func(Node) bool
 
+// Visit implements Visitor.
 func (f inspector) Visit(node Node) Visitor {
 	if f(node) {
 		return f

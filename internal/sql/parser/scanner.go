@@ -119,7 +119,7 @@ func (s *scanner) next() token {
 			s.advance()
 		}
 		t := tok(tWord)
-		t.val = strings.ToUpper(t.text)
+		t.val = asciiUpper(t.text)
 		return t
 	case r == '`':
 		return s.quoted(start, off, '`', tQuoted)
@@ -286,3 +286,15 @@ func (s *scanner) number(start sqlerr.Pos, off int) token {
 }
 
 func quoteText(s string) string { return "'" + shorten(s) + "'" }
+
+// asciiUpper upper-cases ASCII letters only, so that no non-ASCII word
+// (such as one with a long s) ever matches a keyword.
+func asciiUpper(s string) string {
+	b := []byte(s)
+	for i, c := range b {
+		if 'a' <= c && c <= 'z' {
+			b[i] = c - 'a' + 'A'
+		}
+	}
+	return string(b)
+}

@@ -1,0 +1,319 @@
+package engine
+
+import (
+	"context"
+	"fmt"
+	"math/rand/v2"
+	"runtime"
+	"strings"
+	"sync"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/eddy-sql/eddy/examples"
+	"github.com/eddy-sql/eddy/ptf"
+	"github.com/eddy-sql/eddy/types"
+)
+
+// The pipeline benchmarks run the upserting-changelog tutorial
+// (../shared/acceptance/order_status.sql) at scale: a log table of order
+// events -> OrderStatusTracker (value state, durable in Pebble) -> an upsert
+// sink table, next to a hand-written Go loop doing the same status tracking
+// on a map. See docs/performance.md.
+//
+//	go test -run '^$' -bench Pipeline -benchmem -benchtime 1x -count 3 ./internal/engine/
+const (
+	pipelineEvents = 1_000_000
+	pipelineOrders = 100_000
+	// pipelineCancel is the probability that an event cancels its order.
+	pipelineCancel = 0.10
+	// pipelineChunk is the number of rows per INSERT ... VALUES of the load.
+	pipelineChunk = 10_000
+	pipelineSeed1 = 20260801
+	pipelineSeed2 = 42
+)
+
+// orderEvent is one row of order_events.
+type orderEvent struct {
+	id  int32
+	typ string
+}
+
+// lifecycle is the order of the non-cancel events of one order. After
+// DELIVERED (or CANCELED) the next event of that id starts a new order
+// with PLACED, so the 100k ids carry 1M events.
+var lifecycle = [...]string{"PLACED", "FULFILLED", "SHIPPED", "DELIVERED"}
+
+var pipelineData = sync.OnceValues(func() ([]orderEvent, []string) {
+	r := rand.New(rand.NewPCG(pipelineSeed1, pipelineSeed2))
+	stage := make([]uint8, pipelineOrders)
+	events := make([]orderEvent, pipelineEvents)
+	for i := range events {
+		// Orders interleave: each event belongs to a uniformly drawn id
+		// and advances that order's lifecycle, or cancels it.
+		id := r.IntN(pipelineOrders)
+		if r.Float64() < pipelineCancel {
+			events[i] = orderEvent{id: int32(id), typ: "CANCELED"}
+			stage[id] = 0
+			continue
+		}
+		events[i] = orderEvent{id: int32(id), typ: lifecycle[stage[id]]}
+		stage[id] = (stage[id] + 1) % uint8(len(lifecycle))
+	}
+	// The INSERT statements of the load, one event per millisecond so that
+	// every row advances the watermark, as in the tutorial.
+	base := time.Date(2026, 8, 1, 9, 0, 0, 0, time.UTC)
+	var stmts []string
+	var sb strings.Builder
+	for lo := 0; lo < len(events); lo += pipelineChunk {
+		sb.Reset()
+		sb.WriteString("INSERT INTO order_events VALUES\n")
+		for i := lo; i < min(lo+pipelineChunk, len(events)); i++ {
+			if i > lo {
+				sb.WriteString(",\n")
+			}
+			ts := base.Add(time.Duration(i) * time.Millisecond)
+			fmt.Fprintf(&sb, "(%d, '%s', TIMESTAMP '%s')", events[i].id, events[i].typ, ts.Format("2006-01-02 15:04:05.000"))
+		}
+		stmts = append(stmts, sb.String())
+	}
+	return events, stmts
+})
+
+// change is one row of the tracker's upsert changelog.
+type change struct {
+	kind   types.RowKind
+	id     int32
+	status string
+}
+
+func toStatus(eventType string) string {
+	switch eventType {
+	case "PLACED", "FULFILLED":
+		return "PENDING"
+	case "SHIPPED":
+		return "SHIPPED"
+	case "DELIVERED":
+		return "DELIVERED"
+	}
+	return ""
+}
+
+// trackOrders is the hand-written equivalent of OrderStatusTracker: the same
+// transitions and the same changelog, on a map. It is the practical limit of
+// the pipeline on one core (no decoding, no durability, no sink encoding).
+func trackOrders(events []orderEvent, status map[int32]string, out []change) []change {
+	for _, ev := range events {
+		cur := status[ev.id]
+		if ev.typ == "CANCELED" {
+			if cur != "" {
+				out = append(out, change{types.Delete, ev.id, cur})
+				delete(status, ev.id)
+			}
+			continue
+		}
+		next := toStatus(ev.typ)
+		if next == "" || next == cur {
+			continue
+		}
+		if cur == "" {
+			out = append(out, change{types.Insert, ev.id, next})
+		} else {
+			out = append(out, change{types.UpdateAfter, ev.id, next})
+		}
+		status[ev.id] = next
+	}
+	return out
+}
+
+// expected returns the hand loop's final statuses and changelog length.
+var expected = sync.OnceValues(func() (map[int32]string, int) {
+	events, _ := pipelineData()
+	status := map[int32]string{}
+	out := trackOrders(events, status, nil)
+	return status, len(out)
+})
+
+// meter measures the wall time, the CPU time of the whole process (user +
+// system, all goroutines: source, keyed task, Pebble, GC) and the
+// allocations of the measured sections of a benchmark.
+type meter struct {
+	wall, cpu      time.Duration
+	mallocs, bytes uint64
+
+	start    time.Time
+	cpuStart time.Duration
+	ms       runtime.MemStats
+}
+
+func processCPU() time.Duration {
+	var ru syscall.Rusage
+	if err := syscall.Getrusage(syscall.RUSAGE_SELF, &ru); err != nil {
+		return 0
+	}
+	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
+}
+
+func (m *meter) begin(b *testing.B) {
+	runtime.GC()
+	runtime.ReadMemStats(&m.ms)
+	m.mallocs -= m.ms.Mallocs
+	m.bytes -= m.ms.TotalAlloc
+	m.cpuStart = processCPU()
+	m.start = time.Now()
+	b.StartTimer()
+}
+
+func (m *meter) end(b *testing.B) {
+	b.StopTimer()
+	m.wall += time.Since(m.start)
+	m.cpu += processCPU() - m.cpuStart
+	runtime.ReadMemStats(&m.ms)
+	m.mallocs += m.ms.Mallocs
+	m.bytes += m.ms.TotalAlloc
+}
+
+// report reports throughput and cost per event. events/s and ns/event are
+// wall clock; cpu-ns/event is the CPU time of the process per event (above
+// ns/event when goroutines overlap on both cores).
+func (m *meter) report(b *testing.B) {
+	n := float64(b.N) * pipelineEvents
+	b.ReportMetric(n/m.wall.Seconds(), "events/s")
+	b.ReportMetric(float64(m.wall.Nanoseconds())/n, "ns/event")
+	b.ReportMetric(float64(m.cpu.Nanoseconds())/n, "cpu-ns/event")
+	b.ReportMetric(float64(m.mallocs)/n, "allocs/event")
+	b.ReportMetric(float64(m.bytes)/n, "B/event")
+}
+
+// BenchmarkPipelineEngine measures the tutorial's CTAS over 1M events that
+// are already in order_events: from submitting the statement until the job
+// has processed and committed everything (a following SHOW TABLES syncs
+// the running jobs). The load and the check are not measured.
+func BenchmarkPipelineEngine(b *testing.B) {
+	events, stmts := pipelineData()
+	want, wantChanges := expected()
+	ctx := context.Background()
+	var m meter
+	b.ReportAllocs()
+	b.StopTimer()
+	b.ResetTimer()
+	for range b.N {
+		reg := ptf.NewRegistry()
+		if err := examples.Register(reg); err != nil {
+			b.Fatal(err)
+		}
+		e, err := Open(ctx, Options{DataDir: b.TempDir(), Registry: reg})
+		if err != nil {
+			b.Fatal(err)
+		}
+		mustExec(b, e, "CREATE FUNCTION OrderStatusTracker AS 'examples.OrderStatusTracker'")
+		mustExec(b, e, `CREATE TABLE order_events (
+  order_id INT NOT NULL,
+  event_type STRING,
+  event_time TIMESTAMP(3),
+  WATERMARK FOR event_time AS event_time
+) DISTRIBUTED INTO 1 BUCKETS`)
+		for _, s := range stmts {
+			mustExec(b, e, s)
+		}
+		if got := e.totalRecords(); got != int64(len(events)) {
+			b.Fatalf("loaded %d events, want %d", got, len(events))
+		}
+
+		m.begin(b)
+		mustExec(b, e, `CREATE TABLE order_status (PRIMARY KEY (order_id) NOT ENFORCED)
+DISTRIBUTED INTO 1 BUCKETS WITH ('changelog.mode' = 'upsert') AS
+SELECT order_id, status FROM OrderStatusTracker(input => TABLE order_events PARTITION BY order_id)`)
+		mustExec(b, e, "SHOW TABLES") // syncs: waits until the job committed everything
+		m.end(b)
+
+		// The sink log holds exactly the changelog of the hand loop ...
+		if got := e.totalRecords() - int64(len(events)); got != int64(wantChanges) {
+			b.Fatalf("order_status received %d changes, the hand loop emitted %d", got, wantChanges)
+		}
+		// ... and reading it back gives the hand loop's live orders.
+		checkOrderStatus(b, e, want)
+		if err := e.Close(); err != nil {
+			b.Fatal(err)
+		}
+	}
+	m.report(b)
+}
+
+// BenchmarkPipelineHandLoop measures trackOrders over the same events.
+func BenchmarkPipelineHandLoop(b *testing.B) {
+	events, _ := pipelineData()
+	want, wantChanges := expected()
+	var m meter
+	b.ReportAllocs()
+	b.StopTimer()
+	b.ResetTimer()
+	for range b.N {
+		m.begin(b)
+		status := map[int32]string{}
+		out := trackOrders(events, status, nil)
+		m.end(b)
+		if len(out) != wantChanges || len(status) != len(want) {
+			b.Fatalf("hand loop: %d changes and %d live orders, want %d and %d", len(out), len(status), wantChanges, len(want))
+		}
+	}
+	m.report(b)
+}
+
+func mustExec(b *testing.B, e *Engine, sql string) {
+	b.Helper()
+	res, err := e.Execute(context.Background(), sql, false)
+	if err != nil {
+		b.Fatalf("%.80s: %v", sql, err)
+	}
+	if res.Rows != nil {
+		defer res.Rows.Close()
+		for {
+			_, ok, err := res.Rows.Next(context.Background())
+			if err != nil {
+				b.Fatalf("%.80s: %v", sql, err)
+			}
+			if !ok {
+				return
+			}
+		}
+	}
+}
+
+// checkOrderStatus reads order_status back (a snapshot SELECT),
+// materializes its changelog by key and compares it with want.
+func checkOrderStatus(b *testing.B, e *Engine, want map[int32]string) {
+	b.Helper()
+	ctx := context.Background()
+	res, err := e.Execute(ctx, "SELECT order_id, status FROM order_status", false)
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer res.Rows.Close()
+	got := map[int32]string{}
+	for {
+		r, ok, err := res.Rows.Next(ctx)
+		if err != nil {
+			b.Fatal(err)
+		}
+		if !ok {
+			break
+		}
+		id := int32(r.Values[0].Int())
+		switch r.Kind {
+		case types.Insert, types.UpdateAfter:
+			got[id] = r.Values[1].Str()
+		case types.Delete, types.UpdateBefore:
+			delete(got, id)
+		}
+	}
+	if len(got) != len(want) {
+		b.Fatalf("order_status has %d rows, the hand loop has %d live orders", len(got), len(want))
+	}
+	for id, s := range want {
+		if got[id] != s {
+			b.Fatalf("order %d: order_status says %q, the hand loop %q", id, got[id], s)
+		}
+	}
+}

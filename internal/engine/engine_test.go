@@ -1,0 +1,355 @@
+package engine_test
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/cockroachdb/datadriven"
+	"github.com/eddy-sql/eddy/examples"
+	"github.com/eddy-sql/eddy/internal/cli"
+	"github.com/eddy-sql/eddy/internal/engine"
+	"github.com/eddy-sql/eddy/internal/sqlerr"
+	"github.com/eddy-sql/eddy/ptf"
+	"github.com/eddy-sql/eddy/types"
+	"github.com/stretchr/testify/require"
+)
+
+// statementTimeout bounds every statement, so that a hanging job fails the
+// test instead of blocking it.
+const statementTimeout = 2 * time.Minute
+
+// TestSQL runs the datadriven files in testdata/sql and testdata/acceptance
+// end to end through engine.Execute, once on a data directory ("disk") and
+// once in memory ("mem"; files that reopen the engine run on disk only).
+// Every file gets a fresh engine. Commands:
+//
+//	exec         run the statements of the input in order, as a script
+//	             does; print each one's message ("ok" for the generic
+//	             success message) or its rows, and stop at the first
+//	             error, printed as "error (CODE) at L:C: message" with
+//	             the position relative to the input and "hint: ..."
+//	error        like exec, but the last statement must fail and every
+//	             earlier one succeed; prints only the error
+//	query [mode=table|changelog] [expected=NAME:N]
+//	             run one statement that returns rows and print its columns,
+//	             its key and its rows: in changelog mode every change in
+//	             arrival order ("+I[101, PENDING]"), in table mode the
+//	             materialized table sorted (upsert by RowStream.Key, or a
+//	             multiset without a key). The mode defaults to the session's
+//	             result mode. With expected, the rows must also match block
+//	             N of testdata/expected/NAME.expected under the rules of the
+//	             acceptance README, whatever -rewrite does.
+//	reopen       close the engine and open the same data directory again
+func TestSQL(t *testing.T) {
+	for _, dir := range []string{"testdata/sql", "testdata/acceptance"} {
+		datadriven.Walk(t, dir, func(t *testing.T, path string) {
+			src, err := os.ReadFile(path)
+			require.NoError(t, err)
+			for _, config := range []string{"disk", "mem"} {
+				t.Run(config, func(t *testing.T) {
+					if config == "mem" && reopens(string(src)) {
+						t.Skip("the file reopens the data directory")
+					}
+					h := newHarness(t, config == "disk")
+					datadriven.RunTest(t, path, h.run)
+				})
+			}
+		})
+	}
+}
+
+func reopens(src string) bool {
+	for line := range strings.Lines(src) {
+		if strings.TrimSpace(line) == "reopen" {
+			return true
+		}
+	}
+	return false
+}
+
+// harness is one engine under test.
+type harness struct {
+	dir string
+	reg *ptf.Registry
+	eng *engine.Engine
+}
+
+func newHarness(t *testing.T, disk bool) *harness {
+	h := &harness{reg: ptf.NewRegistry()}
+	require.NoError(t, examples.Register(h.reg))
+	if disk {
+		h.dir = t.TempDir()
+	}
+	h.open(t)
+	t.Cleanup(func() {
+		require.NoError(t, h.eng.Close(), "closing the engine")
+	})
+	return h
+}
+
+func (h *harness) open(t *testing.T) {
+	eng, err := engine.Open(t.Context(), engine.Options{DataDir: h.dir, Registry: h.reg})
+	require.NoError(t, err)
+	h.eng = eng
+}
+
+func (h *harness) run(t *testing.T, d *datadriven.TestData) string {
+	switch d.Cmd {
+	case "exec":
+		return h.exec(t, d, false)
+	case "error":
+		return h.exec(t, d, true)
+	case "query":
+		return h.query(t, d)
+	case "reopen":
+		require.NoError(t, h.eng.Close(), "closing the engine")
+		h.open(t)
+		return "ok"
+	}
+	d.Fatalf(t, "unknown command %q", d.Cmd)
+	return ""
+}
+
+// execute runs one statement of the input with a timeout.
+func (h *harness) execute(t *testing.T, st cli.Statement) (*cli.Result, error) {
+	ctx, cancel := context.WithTimeout(t.Context(), statementTimeout)
+	defer cancel()
+	return h.eng.Execute(ctx, st.Text, false)
+}
+
+func (h *harness) exec(t *testing.T, d *datadriven.TestData, wantErr bool) string {
+	stmts := cli.Split(d.Input)
+	if len(stmts) == 0 {
+		d.Fatalf(t, "no statement")
+	}
+	var b strings.Builder
+	for i, st := range stmts {
+		res, err := h.execute(t, st)
+		if err != nil {
+			if wantErr && i != len(stmts)-1 {
+				d.Fatalf(t, "statement %d of %d failed before the last: %v", i+1, len(stmts), err)
+			}
+			return b.String() + formatError(err, st.Pos)
+		}
+		if wantErr {
+			closeResult(res)
+			continue
+		}
+		b.WriteString(h.render(t, d, res, h.resultMode()))
+	}
+	if wantErr {
+		d.Fatalf(t, "expected an error, but every statement succeeded")
+	}
+	return b.String()
+}
+
+func (h *harness) query(t *testing.T, d *datadriven.TestData) string {
+	stmts := cli.Split(d.Input)
+	if len(stmts) != 1 {
+		d.Fatalf(t, "query takes exactly one statement, got %d", len(stmts))
+	}
+	mode := h.resultMode()
+	if d.HasArg("mode") {
+		d.ScanArgs(t, "mode", &mode)
+	}
+	res, err := h.execute(t, stmts[0])
+	if err != nil {
+		return formatError(err, stmts[0].Pos)
+	}
+	if res.Rows == nil {
+		d.Fatalf(t, "the statement returned no rows, only the message %q", res.Message)
+	}
+	rs := res.Rows
+	rows := drain(t, d, rs)
+	if d.HasArg("expected") {
+		var spec string
+		d.ScanArgs(t, "expected", &spec)
+		if err := checkExpected(spec, mode, rs, rows); err != nil {
+			d.Fatalf(t, "the result does not match %s: %v", spec, err)
+		}
+	}
+	return formatRows(rs, rows, mode)
+}
+
+// resultMode returns the session's result mode as the SQL client reads it.
+func (h *harness) resultMode() string {
+	if m := strings.ToLower(h.eng.Config()[cli.ResultModeKey]); m == "changelog" || m == "tableau" {
+		return "changelog"
+	}
+	return "table"
+}
+
+// render prints a result of exec: its rows, or its message.
+func (h *harness) render(t *testing.T, d *datadriven.TestData, res *cli.Result, mode string) string {
+	if res == nil {
+		d.Fatalf(t, "nil result without error")
+	}
+	var b strings.Builder
+	if res.Message != "" {
+		msg := strings.TrimPrefix(res.Message, "\n")
+		if msg == "Execute statement succeeded." {
+			msg = "ok"
+		}
+		b.WriteString(msg + "\n")
+	}
+	if res.Rows != nil {
+		b.WriteString(formatRows(res.Rows, drain(t, d, res.Rows), mode))
+	}
+	return b.String()
+}
+
+// drain reads a bounded stream to its end and closes it.
+func drain(t *testing.T, d *datadriven.TestData, rs *cli.RowStream) []types.Row {
+	defer closeStream(rs)
+	ctx, cancel := context.WithTimeout(t.Context(), statementTimeout)
+	defer cancel()
+	var rows []types.Row
+	for {
+		r, ok, err := rs.Next(ctx)
+		if err != nil {
+			d.Fatalf(t, "reading the result: %v", err)
+		}
+		if !ok {
+			return rows
+		}
+		rows = append(rows, r)
+	}
+}
+
+func closeResult(res *cli.Result) {
+	if res != nil && res.Rows != nil {
+		closeStream(res.Rows)
+	}
+}
+
+func closeStream(rs *cli.RowStream) {
+	if rs.Close != nil {
+		rs.Close()
+	}
+}
+
+// formatError prints an error with its position shifted from the statement
+// to the test input.
+func formatError(err error, stmtPos sqlerr.Pos) string {
+	e, ok := sqlerr.As(err)
+	if !ok {
+		return fmt.Sprintf("error (not a *sqlerr.Error): %v\n", err)
+	}
+	s := fmt.Sprintf("error (%s)", e.Code)
+	if e.Pos.IsValid() {
+		s += " at " + sqlerr.Offset(e.Pos, stmtPos).String()
+	}
+	s += ": " + e.Message + "\n"
+	if e.Hint != "" {
+		s += "hint: " + e.Hint + "\n"
+	}
+	return s
+}
+
+// formatRows prints the columns, the key and the rows of a result.
+func formatRows(rs *cli.RowStream, rows []types.Row, mode string) string {
+	var b strings.Builder
+	var cols []string
+	for _, f := range rs.Schema.Fields {
+		cols = append(cols, f.Name+" "+f.Type.String())
+	}
+	fmt.Fprintf(&b, "columns: %s\n", strings.Join(cols, ", "))
+	if len(rs.Key) > 0 {
+		var keys []string
+		for _, k := range rs.Key {
+			keys = append(keys, rs.Schema.Fields[k].Name)
+		}
+		fmt.Fprintf(&b, "key: %s\n", strings.Join(keys, ", "))
+	}
+	switch {
+	case rs.Static:
+		for _, r := range rows {
+			b.WriteString(formatValues(rs.Schema, r.Values) + "\n")
+		}
+	case mode == "changelog":
+		for _, r := range rows {
+			b.WriteString(r.Kind.String() + formatValues(rs.Schema, r.Values) + "\n")
+		}
+	default:
+		table := materialize(rs, rows)
+		if len(table) == 0 {
+			b.WriteString("(empty)\n")
+		}
+		for _, cells := range table {
+			b.WriteString("[" + strings.Join(cells, ", ") + "]\n")
+		}
+	}
+	return b.String()
+}
+
+// formatCells formats the values of a row with the schema's column types;
+// missing values (a key-only delete) are NULL.
+func formatCells(s *types.Schema, vals []types.Value) []string {
+	out := make([]string, s.Len())
+	for i, f := range s.Fields {
+		v := types.Null
+		if i < len(vals) {
+			v = vals[i]
+		}
+		out[i] = types.Format(v, f.Type)
+	}
+	return out
+}
+
+func formatValues(s *types.Schema, vals []types.Value) string {
+	return "[" + strings.Join(formatCells(s, vals), ", ") + "]"
+}
+
+// materialize applies a changelog to a table and returns its rows' cells,
+// sorted: an upsert table by RowStream.Key, or a multiset without a key.
+func materialize(rs *cli.RowStream, rows []types.Row) [][]string {
+	live := map[string][]string{} // key -> row (upsert)
+	count := map[string]int{}     // row -> multiplicity (multiset)
+	cellsOf := map[string][]string{}
+	for _, r := range rows {
+		cells := formatCells(rs.Schema, r.Values)
+		row := strings.Join(cells, "\x00")
+		add := r.Kind == types.Insert || r.Kind == types.UpdateAfter
+		if len(rs.Key) == 0 {
+			cellsOf[row] = cells
+			if add {
+				count[row]++
+			} else if count[row] > 0 {
+				count[row]--
+			}
+			continue
+		}
+		var key []string
+		for _, k := range rs.Key {
+			key = append(key, cells[k])
+		}
+		k := strings.Join(key, "\x00")
+		if add {
+			live[k] = cells
+		} else {
+			delete(live, k)
+		}
+	}
+	var out [][]string
+	for _, cells := range live {
+		out = append(out, cells)
+	}
+	for r, n := range count {
+		for range n {
+			out = append(out, cellsOf[r])
+		}
+	}
+	slices.SortFunc(out, func(a, b []string) int { return slices.Compare(a, b) })
+	return out
+}
+
+// expectedPath is where `query expected=NAME:N` finds NAME.expected.
+func expectedPath(name string) string {
+	return filepath.Join("testdata", "expected", name+".expected")
+}
