@@ -15,7 +15,7 @@ type ListHost interface {
 	Get(i int) ([]byte, error)
 	Append(b []byte) error
 	Set(i int, b []byte) error
-	// Truncate keeps the first n elements... RemoveFirst removes the first n.
+	// RemoveFirst removes the first n elements.
 	RemoveFirst(n int) error
 	Clear() error
 }

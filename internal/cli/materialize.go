@@ -195,9 +195,10 @@ func (m *materializer) encodeKey(values []types.Value) string {
 	return string(b)
 }
 
-// appendKey appends an encoding of v that is equal for equal values.
-//
-// TODO(cli): use types.KeyBytes once package types provides it.
+// appendKey appends an encoding of v that is equal exactly for equal
+// values (of the same column). types.KeyBytes is not used: it is made for
+// hashing and partitioning, and lets NULL and the empty string (and nested values with
+// equal hashes) share bytes.
 func appendKey(b []byte, v types.Value) []byte {
 	b = append(b, byte(v.Kind()))
 	switch v.Kind() {

@@ -123,11 +123,11 @@ func TestStreamChanges(t *testing.T) {
 	long := append([]types.Row{}, orderChanges[:2]...)
 	long = append(long, order(types.Insert, 104, "a status that is longer than thirty characters"))
 	var b bytes.Buffer
-	require.NoError(t, streamChanges(t.Context(), &b, sliceStream(orderSchema, nil, long)))
+	require.NoError(t, streamChanges(t.Context(), &b, sliceStream(orderSchema, nil, long), false))
 	golden(t, "stream", b.Bytes())
 
 	b.Reset()
-	require.NoError(t, streamChanges(t.Context(), &b, sliceStream(orderSchema, nil, nil)))
+	require.NoError(t, streamChanges(t.Context(), &b, sliceStream(orderSchema, nil, nil), false))
 	require.Equal(t, "Empty set\n", b.String())
 }
 
@@ -136,4 +136,19 @@ func TestTruncate(t *testing.T) {
 	require.Equal(t, "a...", truncate("abcde", 4))
 	require.Equal(t, "東...", truncate("東京都です", 6))
 	require.Equal(t, "..", truncate("abc", 2))
+}
+
+func TestTypeWidth(t *testing.T) {
+	for _, tc := range []struct {
+		t    types.Type
+		want int
+	}{
+		{types.TinyInt, 4}, {types.SmallInt, 6}, {types.Int, 11}, {types.BigInt, 20},
+		{types.Decimal(10, 4), 12}, {types.Boolean, 5}, {types.Date, 10},
+		{types.Time(0), 8}, {types.Time(3), 12},
+		{types.Timestamp(3), 23}, {types.TimestampLTZ(0), 19},
+		{types.VarChar(5), 5}, {types.String, maxColumnWidth}, {types.Double, maxColumnWidth},
+	} {
+		require.Equal(t, tc.want, typeWidth(tc.t), "%+v", tc.t)
+	}
 }

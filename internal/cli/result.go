@@ -199,7 +199,7 @@ func formatRow(s *types.Schema, values []types.Value) []string {
 		if i < len(values) {
 			v = values[i]
 		}
-		out[i] = formatValue(v, s.Fields[i].Type)
+		out[i] = types.Format(v, s.Fields[i].Type)
 	}
 	return out
 }

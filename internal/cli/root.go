@@ -128,6 +128,7 @@ type ExitError struct {
 	Code int
 }
 
+// Error returns "exit status N".
 func (e *ExitError) Error() string { return fmt.Sprintf("exit status %d", e.Code) }
 
 // ExitCode returns the process exit status for an error returned by the

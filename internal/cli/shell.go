@@ -151,7 +151,7 @@ func (s *shell) display(ctx context.Context, res *Result) error {
 	}
 	// Changelog and tableau modes, and table mode when the output cannot
 	// be redrawn: print every change as it comes.
-	return streamChanges(ctx, s.out, rs)
+	return streamChanges(ctx, s.out, rs, s.tty)
 }
 
 // printError prints "[ERROR] LINE:COL: message", the line of the entry

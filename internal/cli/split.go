@@ -23,10 +23,10 @@ type Statement struct {
 }
 
 // Split splits a script into statements on top-level semicolons. Semicolons
-// inside '…' strings (with ” escapes), `…` identifiers, -- line comments and
-// /* */ block comments do not split, and neither do those inside an
-// EXECUTE STATEMENT SET BEGIN … END block. Segments that hold only blanks
-// and comments are skipped.
+// inside '…' strings and `…` identifiers (where a doubled quote stands for
+// one quote), -- line comments and /* */ block comments do not split, and
+// neither do those inside an EXECUTE STATEMENT SET BEGIN … END block.
+// Segments that hold only blanks and comments are skipped.
 func Split(src string) []Statement {
 	stmts, _ := scan(src)
 	return stmts

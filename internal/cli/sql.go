@@ -48,6 +48,8 @@ type sqlCommand struct {
 	execute string
 	init    string
 	echo    bool
+	// hasExecute is true when -e was given, even as an empty string.
+	hasExecute bool
 }
 
 func newSQLCommand(opts Options) *cobra.Command {
@@ -90,6 +92,7 @@ $XDG_DATA_HOME/eddy, else ~/.local/share/eddy.`,
   cat pipeline.sql | eddy sql -f -`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
+			c.hasExecute = cmd.Flags().Changed("execute")
 			err := c.run(cmd.Context())
 			if _, ok := errors.AsType[*ExitError](err); ok {
 				cmd.SilenceErrors = true // already reported
@@ -121,7 +124,7 @@ func (c *sqlCommand) run(ctx context.Context) error {
 		}
 		scripts = append(scripts, s)
 	}
-	interactive := c.file == "" && c.execute == ""
+	interactive := c.file == "" && !c.hasExecute
 	if !interactive {
 		s := source{name: "-e", text: c.execute}
 		if c.file != "" {

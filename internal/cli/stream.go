@@ -70,8 +70,9 @@ func streamLayout(s *types.Schema) layout {
 // tableau style: the header before the first row, one line per change, and
 // a footer at the end. When ctx is cancelled (Ctrl-C) it ends the table
 // with "Query terminated, received a total of N rows". An empty stream
-// prints "Empty set".
-func streamChanges(ctx context.Context, w io.Writer, rs *RowStream) error {
+// prints "Empty set". On a terminal (tty) the end starts with a carriage
+// return, to write over the "^C" that the terminal echoed.
+func streamChanges(ctx context.Context, w io.Writer, rs *RowStream, tty bool) error {
 	l := streamLayout(rs.Schema)
 	n := 0
 	err := forEach(ctx, rs, func(r types.Row) {
@@ -89,6 +90,9 @@ func streamChanges(ctx context.Context, w io.Writer, rs *RowStream) error {
 		return err
 	}
 	var b strings.Builder
+	if tty && ctx.Err() != nil {
+		b.WriteByte('\r')
+	}
 	if n > 0 {
 		l.border(&b)
 	}

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"math/rand/v2"
 	"runtime"
+	"runtime/pprof"
 	"strings"
 	"sync"
 	"syscall"
@@ -207,25 +208,32 @@ func BenchmarkPipelineEngine(b *testing.B) {
 		if err != nil {
 			b.Fatal(err)
 		}
-		mustExec(b, e, "CREATE FUNCTION OrderStatusTracker AS 'examples.OrderStatusTracker'")
-		mustExec(b, e, `CREATE TABLE order_events (
+		// Profile labels tell the phases apart in a -cpuprofile (pprof
+		// -tagfocus phase=pipeline); goroutines started by a phase (the
+		// job's tasks, Pebble flushes) inherit its label.
+		pprof.Do(ctx, pprof.Labels("phase", "load"), func(ctx context.Context) {
+			mustExec(b, e, "CREATE FUNCTION OrderStatusTracker AS 'examples.OrderStatusTracker'")
+			mustExec(b, e, `CREATE TABLE order_events (
   order_id INT NOT NULL,
   event_type STRING,
   event_time TIMESTAMP(3),
   WATERMARK FOR event_time AS event_time
 ) DISTRIBUTED INTO 1 BUCKETS`)
-		for _, s := range stmts {
-			mustExec(b, e, s)
-		}
+			for _, s := range stmts {
+				mustExec(b, e, s)
+			}
+		})
 		if got := e.totalRecords(); got != int64(len(events)) {
 			b.Fatalf("loaded %d events, want %d", got, len(events))
 		}
 
 		m.begin(b)
-		mustExec(b, e, `CREATE TABLE order_status (PRIMARY KEY (order_id) NOT ENFORCED)
+		pprof.Do(ctx, pprof.Labels("phase", "pipeline"), func(ctx context.Context) {
+			mustExec(b, e, `CREATE TABLE order_status (PRIMARY KEY (order_id) NOT ENFORCED)
 DISTRIBUTED INTO 1 BUCKETS WITH ('changelog.mode' = 'upsert') AS
 SELECT order_id, status FROM OrderStatusTracker(input => TABLE order_events PARTITION BY order_id)`)
-		mustExec(b, e, "SHOW TABLES") // syncs: waits until the job committed everything
+			mustExec(b, e, "SHOW TABLES") // syncs: waits until the job committed everything
+		})
 		m.end(b)
 
 		// The sink log holds exactly the changelog of the hand loop ...
@@ -233,7 +241,9 @@ SELECT order_id, status FROM OrderStatusTracker(input => TABLE order_events PART
 			b.Fatalf("order_status received %d changes, the hand loop emitted %d", got, wantChanges)
 		}
 		// ... and reading it back gives the hand loop's live orders.
-		checkOrderStatus(b, e, want)
+		pprof.Do(ctx, pprof.Labels("phase", "check"), func(ctx context.Context) {
+			checkOrderStatus(b, e, want)
+		})
 		if err := e.Close(); err != nil {
 			b.Fatal(err)
 		}

@@ -25,9 +25,17 @@ import (
 const statementTimeout = 2 * time.Minute
 
 // TestSQL runs the datadriven files in testdata/sql and testdata/acceptance
-// end to end through engine.Execute, once on a data directory ("disk") and
-// once in memory ("mem"; files that reopen the engine run on disk only).
-// Every file gets a fresh engine. Commands:
+// end to end through engine.Execute. Every file runs on a fresh engine in
+// each configuration:
+//
+//	disk  on a data directory
+//	mem   in memory (skipped for files that reopen the data directory)
+//	p4    acceptance files only: on a data directory with
+//	      'parallelism.default' = '4', so keys interleave in any order;
+//	      a query with expected= is checked only per key against its
+//	      .expected block, everything else against the file
+//
+// Commands:
 //
 //	exec         run the statements of the input in order, as a script
 //	             does; print each one's message ("ok" for the generic
@@ -44,24 +52,46 @@ const statementTimeout = 2 * time.Minute
 //	             multiset without a key). The mode defaults to the session's
 //	             result mode. With expected, the rows must also match block
 //	             N of testdata/expected/NAME.expected under the rules of the
-//	             acceptance README, whatever -rewrite does.
+//	             acceptance README (rows compared per key), whatever
+//	             -rewrite does.
 //	reopen       close the engine and open the same data directory again
 func TestSQL(t *testing.T) {
 	for _, dir := range []string{"testdata/sql", "testdata/acceptance"} {
 		datadriven.Walk(t, dir, func(t *testing.T, path string) {
 			src, err := os.ReadFile(path)
 			require.NoError(t, err)
-			for _, config := range []string{"disk", "mem"} {
-				t.Run(config, func(t *testing.T) {
-					if config == "mem" && reopens(string(src)) {
-						t.Skip("the file reopens the data directory")
-					}
-					h := newHarness(t, config == "disk")
-					datadriven.RunTest(t, path, h.run)
-				})
+			t.Run("disk", func(t *testing.T) {
+				datadriven.RunTest(t, path, newHarness(t, true).run)
+			})
+			t.Run("mem", func(t *testing.T) {
+				if reopens(string(src)) {
+					t.Skip("the file reopens the data directory")
+				}
+				datadriven.RunTest(t, path, newHarness(t, false).run)
+			})
+			if dir != "testdata/acceptance" {
+				return
 			}
+			t.Run("p4", func(t *testing.T) {
+				h := newHarness(t, true)
+				_, err := h.eng.Execute(t.Context(), "SET 'parallelism.default' = '4'", false)
+				require.NoError(t, err)
+				// The file itself is checked (and rewritten) by the runs
+				// above; this one reads a copy.
+				datadriven.RunTestFromString(t, string(src), h.runPerKey)
+			})
 		})
 	}
+}
+
+// runPerKey runs a command like run, but leaves a query with expected= to
+// the per-key check against its .expected block.
+func (h *harness) runPerKey(t *testing.T, d *datadriven.TestData) string {
+	out := h.run(t, d)
+	if d.Cmd == "query" && d.HasArg("expected") {
+		return d.Expected
+	}
+	return out
 }
 
 func reopens(src string) bool {

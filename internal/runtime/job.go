@@ -113,7 +113,12 @@ func Start(ctx context.Context, env Env, g *jobgraph.Job, opts Options) (*Job, e
 		j.results = make(chan types.Row, opts.ResultBuffer)
 	}
 	for i := 0; i < par; i++ {
-		j.subtasks = append(j.subtasks, j.newSubtask(i))
+		st, err := j.newSubtask(i)
+		if err != nil {
+			cancel()
+			return nil, err
+		}
+		j.subtasks = append(j.subtasks, st)
 	}
 	src, err := newSource(j)
 	if err != nil {
@@ -209,7 +214,7 @@ func (j *Job) route(input int, row types.Row) int {
 	return kg * len(j.subtasks) / maxParallelism
 }
 
-func (j *Job) newSubtask(i int) *subtask {
+func (j *Job) newSubtask(i int) (*subtask, error) {
 	st := &subtask{job: j, idx: i, ch: make(chan []event, 4), batch: j.env.DB.NewBatch()}
 	st.kv = state.NewPebble(st.batch)
 	for n, in := range j.graph.Inputs {
@@ -226,9 +231,28 @@ func (j *Job) newSubtask(i int) *subtask {
 		st.sink = newLogSink(&j.graph.Sink, j.writer, &j.writerMu)
 	}
 	if j.graph.PTF != nil {
-		st.ptf = newPTFOp(j.graph.PTF, st.kv, j.env.Clock, st.emitPTF)
+		ns := j.opts.ID + "/ptf/" + j.graph.PTF.UID
+		var err error
+		if st.ptf, err = newPTFOp(j.graph.PTF, ns, st.kv, j.env.Clock, st.emitPTF); err != nil {
+			return nil, err
+		}
 	}
-	return st
+	return st, nil
+}
+
+// Namespaces returns the state namespaces the job writes, so that its
+// state can be deleted with the job.
+func (j *Job) Namespaces() []string {
+	var out []string
+	for n, in := range j.graph.Inputs {
+		if in.Normalize {
+			out = append(out, fmt.Sprintf("%s/normalize/%d", j.opts.ID, n))
+		}
+	}
+	if j.graph.PTF != nil {
+		out = append(out, j.opts.ID+"/ptf/"+j.graph.PTF.UID)
+	}
+	return out
 }
 
 // Results returns the rows of a collect sink; the channel closes when the
@@ -416,6 +440,13 @@ func (st *subtask) flush() error {
 // commit merges the subtasks' batches into the first and commits it with
 // the sink output. Every subtask is blocked in checkpoint meanwhile.
 func (j *Job) commit() error {
+	if j.opts.Bounded && j.graph.Sink.Kind == jobgraph.CollectSink {
+		// A snapshot query keeps no state once it has printed.
+		for _, st := range j.subtasks {
+			st.batch.Reset()
+		}
+		return nil
+	}
 	first := j.subtasks[0].batch
 	for _, st := range j.subtasks[1:] {
 		if st.batch.Empty() {

@@ -8,17 +8,15 @@ import (
 	"time"
 
 	"github.com/eddy-sql/eddy/internal/jobgraph"
+	"github.com/eddy-sql/eddy/internal/state"
 	"github.com/eddy-sql/eddy/ptf"
 	"github.com/eddy-sql/eddy/types"
 )
 
-// KV is the keyed state storage an operator writes through at checkpoints.
-// The state package's backends implement it.
-type KV interface {
-	Get(ns, name string, key []byte) ([]byte, bool, error)
-	Put(ns, name string, key, val []byte) error
-	Delete(ns, name string, key []byte) error
-}
+// KV is the keyed state storage operators use: value state written back
+// at checkpoints, list and map views read and written entry by entry, and
+// timers persisted at checkpoints.
+type KV = state.Backend
 
 // errTimersNotSupported is Flink's message for timers in a PTF that cannot
 // have them.
@@ -42,6 +40,7 @@ type keyState struct {
 // queue, and assembles output rows (key prefix or pass-through columns,
 // function columns, rowtime).
 type ptfOp struct {
+	ns       string
 	spec     *jobgraph.PTF
 	def      *ptf.Definition
 	kv       KV
@@ -57,32 +56,36 @@ type ptfOp struct {
 	timersOK bool
 
 	// the current call
-	curKey    string
-	curKS     *keyState
-	curTable  int
-	curRow    *types.Row
-	curTimer  *timerEntry
-	hasTime   bool
-	curTime   int64
-	accessed  []bool
-	cleared   []bool
-	err       error
-	keyBuf    []byte
-	keyVals   []types.Value
-	dirtyKeys map[string]struct{}
+	curKey     string
+	curKS      *keyState
+	curTable   int
+	curRow     *types.Row
+	curTimer   *timerEntry
+	hasTime    bool
+	curTime    int64
+	accessed   []bool
+	cleared    []bool
+	err        error
+	keyBuf     []byte
+	keyVals    []types.Value
+	dirtyKeys  map[string]struct{}
+	timerDirty map[string]struct{}
+	viewClear  []bool
 }
 
-func newPTFOp(spec *jobgraph.PTF, kv KV, clock Clock, emit func(types.Row) error) *ptfOp {
+func newPTFOp(spec *jobgraph.PTF, ns string, kv KV, clock Clock, emit func(types.Row) error) (*ptfOp, error) {
 	op := &ptfOp{
-		spec: spec, def: spec.Def, kv: kv, clock: clock, emit: emit,
-		tableOf:   map[int]int{},
-		cache:     map[string]*keyState{},
-		timers:    newTimerQueue(),
-		wm:        make([]int64, len(spec.Tables)),
-		opWM:      MinWatermark,
-		accessed:  make([]bool, len(spec.Def.State)),
-		cleared:   make([]bool, len(spec.Def.State)),
-		dirtyKeys: map[string]struct{}{},
+		ns: ns, spec: spec, def: spec.Def, kv: kv, clock: clock, emit: emit,
+		timerDirty: map[string]struct{}{},
+		viewClear:  make([]bool, len(spec.Def.State)),
+		tableOf:    map[int]int{},
+		cache:      map[string]*keyState{},
+		timers:     newTimerQueue(),
+		wm:         make([]int64, len(spec.Tables)),
+		opWM:       MinWatermark,
+		accessed:   make([]bool, len(spec.Def.State)),
+		cleared:    make([]bool, len(spec.Def.State)),
+		dirtyKeys:  map[string]struct{}{},
 	}
 	op.ctx = ptf.NewContext(op)
 	op.timersOK = len(spec.Tables) > 0
@@ -103,7 +106,31 @@ func newPTFOp(spec *jobgraph.PTF, kv KV, clock Clock, emit func(types.Row) error
 		}
 		op.ttl = append(op.ttl, int64(ttl))
 	}
-	return op
+	if err := op.loadTimers(); err != nil {
+		return nil, err
+	}
+	return op, nil
+}
+
+// loadTimers restores the persisted timers of the operator's namespace.
+func (op *ptfOp) loadTimers() error {
+	return op.kv.ScanNamespace(op.ns, func(e state.Entry) error {
+		if e.Kind != state.KindTimer {
+			return nil
+		}
+		key := string(e.Key)
+		if op.cache[key] == nil {
+			r, err := types.DecodeRow(e.Key)
+			if err != nil {
+				return fmt.Errorf("restoring timers: decoding key: %w", err)
+			}
+			op.keyBuf = append(op.keyBuf[:0], e.Key...)
+			op.keyVals = append(op.keyVals[:0], r.Values...)
+			op.enterKey()
+		}
+		op.timers.register(key, e.Name, e.Time)
+		return nil
+	})
 }
 
 func (op *ptfOp) now() int64 { return op.clock.Now().UnixNano() }
@@ -151,7 +178,7 @@ func (op *ptfOp) enterKey() {
 func (op *ptfOp) call(f func() error) (err error) {
 	op.err = nil
 	for i := range op.accessed {
-		op.accessed[i], op.cleared[i] = false, false
+		op.accessed[i], op.cleared[i], op.viewClear[i] = false, false, false
 	}
 	func() {
 		defer func() {
@@ -175,6 +202,12 @@ func (op *ptfOp) endCall() {
 	ks := op.curKS
 	now := op.now()
 	for i, s := range op.def.State {
+		if s.StateKind() != ptf.ValueStateKind {
+			if op.cleared[i] {
+				op.clearView(s)
+			}
+			continue
+		}
 		switch {
 		case op.cleared[i]:
 			ks.vals[i], ks.loaded[i], ks.dirty[i] = nil, true, true
@@ -245,7 +278,7 @@ func (op *ptfOp) flush() error {
 			}
 			ks.dirty[i] = false
 			if ks.vals[i] == nil {
-				if err := op.kv.Delete(op.spec.UID, s.StateName(), []byte(key)); err != nil {
+				if err := op.kv.Delete(op.ns, s.StateName(), []byte(key)); err != nil {
 					return fmt.Errorf("deleting state %s: %w", s.StateName(), err)
 				}
 				continue
@@ -256,11 +289,23 @@ func (op *ptfOp) flush() error {
 			}
 			buf = binary.BigEndian.AppendUint64(buf[:0], uint64(ks.wtime[i]))
 			buf = append(buf, b...)
-			if err := op.kv.Put(op.spec.UID, s.StateName(), []byte(key), buf); err != nil {
+			if err := op.kv.Put(op.ns, s.StateName(), []byte(key), buf); err != nil {
 				return fmt.Errorf("writing state %s: %w", s.StateName(), err)
 			}
 		}
 		delete(op.dirtyKeys, key)
+	}
+	for key := range op.timerDirty {
+		k := []byte(key)
+		if err := op.kv.DeleteAllTimers(op.ns, k); err != nil {
+			return fmt.Errorf("writing timers: %w", err)
+		}
+		for _, t := range op.timers.pending(key) {
+			if err := op.kv.RegisterTimer(op.ns, k, t.name, t.t); err != nil {
+				return fmt.Errorf("writing timers: %w", err)
+			}
+		}
+		delete(op.timerDirty, key)
 	}
 	return nil
 }
@@ -344,22 +389,28 @@ func (op *ptfOp) RegisterTimer(name string, t time.Time) error {
 		return errTimersNotSupported
 	}
 	op.timers.register(op.curKey, name, t.UnixNano())
+	op.timerDirty[op.curKey] = struct{}{}
 	return nil
 }
 
 func (op *ptfOp) ClearTimer(name string) {
 	if op.timersOK {
 		op.timers.clearNamed(op.curKey, name)
+		op.timerDirty[op.curKey] = struct{}{}
 	}
 }
 
 func (op *ptfOp) ClearUnnamedTimer(t time.Time) {
 	if op.timersOK {
 		op.timers.clearUnnamed(op.curKey, t.UnixNano())
+		op.timerDirty[op.curKey] = struct{}{}
 	}
 }
 
-func (op *ptfOp) ClearAllTimers() { op.timers.clearKey(op.curKey) }
+func (op *ptfOp) ClearAllTimers() {
+	op.timers.clearKey(op.curKey)
+	op.timerDirty[op.curKey] = struct{}{}
+}
 
 func (op *ptfOp) ClearState(name string) {
 	for i, s := range op.def.State {
@@ -390,7 +441,7 @@ func (op *ptfOp) ValueState(e ptf.StateEntry) any {
 	}
 	if !ks.loaded[i] {
 		ks.loaded[i] = true
-		b, ok, err := op.kv.Get(op.spec.UID, e.StateName(), []byte(op.curKey))
+		b, ok, err := op.kv.Get(op.ns, e.StateName(), []byte(op.curKey))
 		if err != nil {
 			op.Fail(fmt.Errorf("reading state %s: %w", e.StateName(), err))
 		} else if ok && len(b) >= 8 {
@@ -411,8 +462,26 @@ func (op *ptfOp) ValueState(e ptf.StateEntry) any {
 }
 
 func (op *ptfOp) ViewState(e ptf.StateEntry) any {
-	op.Fail(fmt.Errorf("list and map views are not supported by this engine yet (state entry %s)", e.StateName()))
-	return nil
+	if op.stateIndex(e) < 0 {
+		op.Fail(fmt.Errorf("Unknown state entry: %s", e.StateName()))
+	}
+	v := &view{kv: op.kv, ns: op.ns, name: e.StateName(), key: []byte(op.curKey)}
+	if e.StateKind() == ptf.MapStateKind {
+		return mapView{v}
+	}
+	return listView{v}
+}
+
+// clearView clears a list or map view of the current key (at the end of a
+// call that cleared it).
+func (op *ptfOp) clearView(s ptf.StateEntry) {
+	var err error
+	if s.StateKind() == ptf.MapStateKind {
+		err = op.kv.MapClear(op.ns, s.StateName(), []byte(op.curKey))
+	} else {
+		err = op.kv.ListClear(op.ns, s.StateName(), []byte(op.curKey))
+	}
+	op.Fail(err)
 }
 
 func (op *ptfOp) CurrentTimer() (string, time.Time, bool) {

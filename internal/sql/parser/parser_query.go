@@ -180,9 +180,11 @@ func (p *parser) optAlias() *ast.Ident {
 		return nil
 	}
 	if t.kind == tWord {
+		// "FORM t": a misspelt keyword followed by what cannot follow an
+		// alias. "x form FROM t" is a valid alias.
 		if s := suggest(t.val, clauseKeywords); s != "" {
-			switch p.peek(1).kind {
-			case tWord, tQuoted, tNumber, tString:
+			switch n := p.peek(1); {
+			case isIdent(n), n.kind == tNumber, n.kind == tString:
 				p.failf(t.pos, "did you mean "+s+"?", "unexpected %s, expected %s", t.describe(), s)
 			}
 		}
