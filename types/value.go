@@ -167,3 +167,49 @@ func (v Value) Map() []MapEntry { m, _ := v.x.([]MapEntry); return m }
 
 // Fields returns the fields of a ROW value.
 func (v Value) Fields() []Value { r, _ := v.x.([]Value); return r }
+
+// String renders the value the way Format does, with a type inferred from
+// its kind (integers as BIGINT, timestamps with 3 fractional digits unless
+// they need more). It is meant for debugging and test output.
+func (v Value) String() string { return Format(v, v.inferType()) }
+
+func (v Value) inferType() Type {
+	switch v.k {
+	case KindBool:
+		return Boolean
+	case KindInt:
+		return BigInt
+	case KindFloat:
+		return Double
+	case KindDecimal:
+		s := 0
+		if e := v.Decimal().Exponent; e < 0 {
+			s = int(-e)
+		}
+		return Decimal(38, s)
+	case KindString:
+		return String
+	case KindBytes:
+		return Bytes
+	case KindDate:
+		return Date
+	case KindTime:
+		return Time(9)
+	case KindTimestamp:
+		if v.n%1e6 != 0 {
+			return Timestamp(9)
+		}
+		return Timestamp(3)
+	case KindIntervalMonths:
+		return IntervalM
+	case KindIntervalNanos:
+		return Interval
+	case KindArray:
+		return ArrayOf(NullType)
+	case KindMap:
+		return MapOf(NullType, NullType)
+	case KindRow:
+		return RowOf()
+	}
+	return NullType
+}

@@ -23,13 +23,25 @@ const (
 // Ctrl-C at an empty prompt.
 var errInterrupted = errors.New("cli: interrupted")
 
+// errTerminated is returned by an inputReader on SIGTERM.
+var errTerminated = errors.New("cli: terminated")
+
+// signalError maps a signal received while reading to errInterrupted
+// (SIGINT) or errTerminated (anything else: SIGTERM).
+func signalError(sig os.Signal) error {
+	if sig == os.Interrupt {
+		return errInterrupted
+	}
+	return errTerminated
+}
+
 // inputReader reads the shell's input one complete entry at a time: one or
 // more statements ending with ';', or a shell command.
 type inputReader interface {
 	// Read returns the next entry. At the end of input it returns what was
 	// typed so far with io.EOF; at Ctrl-C on an empty entry it returns
 	// errInterrupted (Ctrl-C on a non-empty entry discards it and keeps
-	// reading).
+	// reading); on SIGTERM it returns errTerminated.
 	Read(ctx context.Context) (string, error)
 	// AddHistory records an entry in the history.
 	AddHistory(entry string)
@@ -80,8 +92,11 @@ func newEditorReader(historyFile string, log *slog.Logger) *editorReader {
 
 func (r *editorReader) Read(context.Context) (string, error) {
 	s, err := r.ed.GetLine()
-	if errors.Is(err, bubbline.ErrInterrupted) {
+	switch {
+	case errors.Is(err, bubbline.ErrInterrupted):
 		return "", errInterrupted
+	case errors.Is(err, bubbline.ErrTerminated):
+		return "", errTerminated
 	}
 	return s, err
 }
@@ -99,7 +114,7 @@ func (r *editorReader) Close() error {
 
 // plainReader reads lines from any reader (a pipe, a file, a test). It
 // prints prompts only when asked to (stdin is a terminal without line
-// editing). Ctrl-C arrives as a signal on interrupts.
+// editing). Ctrl-C and SIGTERM arrive as signals on interrupts.
 //
 // A goroutine reads one line per request, so that Read can return on an
 // interrupt while the read is blocked. It ends at the end of input or when
@@ -171,7 +186,7 @@ func (r *plainReader) Read(ctx context.Context) (string, error) {
 	}
 }
 
-// line returns the next line, errInterrupted on a signal.
+// line returns the next line, or the error for a signal.
 func (r *plainReader) line(ctx context.Context) (string, error) {
 	if r.err != nil {
 		return "", r.err
@@ -185,8 +200,8 @@ func (r *plainReader) line(ctx context.Context) (string, error) {
 		r.waiting = false
 		r.err = l.err
 		return l.text, l.err
-	case <-r.interrupts:
-		return "", errInterrupted
+	case sig := <-r.interrupts:
+		return "", signalError(sig)
 	case <-ctx.Done():
 		return "", ctx.Err()
 	}

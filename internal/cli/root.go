@@ -77,9 +77,15 @@ func (o Options) withDefaults() Options {
 //	eddy sql       the SQL shell and script runner
 //	eddy version   print the version
 //
-// Run it with ExecuteContext; Run wraps that and maps errors to exit
-// statuses. Errors that a command has already reported (a failed script)
-// come back as *ExitError and are not printed again.
+// Run it with ExecuteContext and exit with ExitCode(err), or use Run,
+// which does both. Errors are printed to Stderr as "Error: ...", except
+// those a command has already reported (a failed script), which come back
+// as *ExitError.
+//
+// The interactive shell (eddy sql without -f/-e) handles SIGINT and SIGTERM
+// itself: Ctrl-C cancels the running query, twice at an empty prompt it
+// exits. It therefore does not end when the context is cancelled; scripts
+// do stop when it is.
 func NewRootCommand(opts Options) *cobra.Command {
 	opts = opts.withDefaults()
 	root := &cobra.Command{
@@ -96,10 +102,9 @@ It runs embedded, with all data in a local data directory.`,
 
   # Show the version
   eddy version`,
-		Version:       opts.Version,
-		Args:          cobra.NoArgs,
-		SilenceUsage:  true,
-		SilenceErrors: true,
+		Version:      opts.Version,
+		Args:         cobra.NoArgs,
+		SilenceUsage: true,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			return cmd.Help()
 		},
@@ -119,7 +124,25 @@ It runs embedded, with all data in a local data directory.`,
 		newVersionCommand(opts),
 	)
 	root.AddCommand(opts.Commands...)
+	silenceReported(root)
 	return root
+}
+
+// silenceReported makes every command of the tree return an *ExitError
+// without cobra printing it: the command has reported the failure itself.
+func silenceReported(cmd *cobra.Command) {
+	if run := cmd.RunE; run != nil {
+		cmd.RunE = func(c *cobra.Command, args []string) error {
+			err := run(c, args)
+			if _, ok := errors.AsType[*ExitError](err); ok {
+				c.SilenceErrors = true
+			}
+			return err
+		}
+	}
+	for _, c := range cmd.Commands() {
+		silenceReported(c)
+	}
 }
 
 // ExitError is returned by a command that has already reported its
@@ -144,8 +167,7 @@ func ExitCode(err error) int {
 }
 
 // Run runs the eddy command line with args (without the program name) and
-// returns the process exit status. Errors not yet reported are printed to
-// Stderr as "Error: ...". A main function is:
+// returns the process exit status. A main function is:
 //
 //	func main() {
 //		ctx := context.Background()
@@ -155,9 +177,5 @@ func Run(ctx context.Context, opts Options, args []string) int {
 	opts = opts.withDefaults()
 	root := NewRootCommand(opts)
 	root.SetArgs(args)
-	err := root.ExecuteContext(ctx)
-	if _, reported := errors.AsType[*ExitError](err); err != nil && !reported {
-		fmt.Fprintf(opts.Stderr, "Error: %v\n", err)
-	}
-	return ExitCode(err)
+	return ExitCode(root.ExecuteContext(ctx))
 }

@@ -18,9 +18,10 @@ type shell struct {
 	eng Engine
 	out io.Writer
 	in  inputReader
-	// interrupts delivers SIGINT; a query running when one arrives is
-	// cancelled.
+	// interrupts delivers SIGINT and SIGTERM; a query running when one
+	// arrives is cancelled, and SIGTERM ends the shell.
 	interrupts <-chan os.Signal
+	terminated atomic.Bool
 	// tty is true when out is a terminal: table results are redrawn in
 	// place, with size giving the terminal's width and height.
 	tty     bool
@@ -29,7 +30,8 @@ type shell struct {
 }
 
 // run reads and executes entries until QUIT, the end of input, or a
-// second Ctrl-C at an empty prompt.
+// second Ctrl-C at an empty prompt. SIGTERM ends it with an *ExitError
+// (status 143).
 func (s *shell) run(ctx context.Context) error {
 	fmt.Fprint(s.out, banner(s.version))
 	interrupted := false // the last thing the user did was Ctrl-C
@@ -45,7 +47,9 @@ func (s *shell) run(ctx context.Context) error {
 			continue
 		}
 		eof := errors.Is(err, io.EOF)
-		if err != nil && !eof {
+		if errors.Is(err, errTerminated) {
+			s.terminated.Store(true)
+		} else if err != nil && !eof {
 			return err
 		}
 		interrupted = false
@@ -53,10 +57,14 @@ func (s *shell) run(ctx context.Context) error {
 			s.in.AddHistory(entry)
 			var quit bool
 			quit, interrupted = s.handle(ctx, input)
-			if quit {
+			if quit && !s.terminated.Load() {
 				fmt.Fprintln(s.out, "Bye!")
 				return nil
 			}
+		}
+		if s.terminated.Load() {
+			fmt.Fprintln(s.out, "Terminated.")
+			return &ExitError{Code: 143}
 		}
 		if eof {
 			fmt.Fprintln(s.out, "Bye!")
@@ -80,6 +88,9 @@ func (s *shell) handle(ctx context.Context, input string) (quit, interrupted boo
 			continue
 		}
 		interrupted, err := s.execute(ctx, st)
+		if s.terminated.Load() {
+			return true, false
+		}
 		if err != nil {
 			s.printError(input, st, err)
 			fmt.Fprintln(s.out)
@@ -110,7 +121,10 @@ func (s *shell) execute(ctx context.Context, st Statement) (interrupted bool, er
 	var wg sync.WaitGroup
 	wg.Go(func() {
 		select {
-		case <-s.interrupts:
+		case sig := <-s.interrupts:
+			if sig != os.Interrupt {
+				s.terminated.Store(true)
+			}
 			hit.Store(true)
 			cancel()
 		case <-stop:

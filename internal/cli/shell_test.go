@@ -7,6 +7,7 @@ import (
 	"os"
 	"strings"
 	"sync"
+	"syscall"
 	"testing"
 	"time"
 
@@ -80,11 +81,18 @@ func (ts *testShell) send(t *testing.T, s string) {
 
 func (ts *testShell) wait(t *testing.T) {
 	t.Helper()
+	require.NoError(t, ts.exit(t))
+}
+
+// exit waits for the shell to end and returns its error.
+func (ts *testShell) exit(t *testing.T) error {
+	t.Helper()
 	select {
 	case err := <-ts.done:
-		require.NoError(t, err)
+		return err
 	case <-time.After(5 * time.Second):
 		t.Fatalf("the shell did not exit; output:\n%s", ts.out)
+		return nil
 	}
 }
 
@@ -132,6 +140,26 @@ func TestShellInterruptAtPrompt(t *testing.T) {
 	out := ts.out.String()
 	require.NotContains(t, out, "[ERROR]")
 	require.True(t, strings.HasSuffix(out, prompt+"Bye!\n"), out)
+}
+
+// TestShellTerminate: SIGTERM cancels the running query and ends the shell
+// with status 143; so it does at the prompt.
+func TestShellTerminate(t *testing.T) {
+	ts := startShell(t, false)
+	started := make(chan struct{})
+	ts.eng.started = started
+	waitFor(t, ts.out, prompt)
+	ts.send(t, "SELECT * FROM endless; SHOW TABLES;\n")
+	<-started
+	ts.interrupts <- syscall.SIGTERM
+	require.Equal(t, 143, ExitCode(ts.exit(t)))
+	require.NotContains(t, ts.out.String(), "table name", "the entry's next statement did not run")
+	require.True(t, strings.HasSuffix(ts.out.String(), "Terminated.\n"), ts.out.String())
+
+	ts = startShell(t, false)
+	waitFor(t, ts.out, prompt)
+	ts.interrupts <- syscall.SIGTERM
+	require.Equal(t, 143, ExitCode(ts.exit(t)))
 }
 
 // TestShellLiveTable: in table mode on a terminal the table is redrawn in

@@ -8,6 +8,7 @@ import (
 	"os"
 	"os/signal"
 	"path/filepath"
+	"syscall"
 
 	"github.com/spf13/cobra"
 	"golang.org/x/term"
@@ -93,11 +94,7 @@ $XDG_DATA_HOME/eddy, else ~/.local/share/eddy.`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			c.hasExecute = cmd.Flags().Changed("execute")
-			err := c.run(cmd.Context())
-			if _, ok := errors.AsType[*ExitError](err); ok {
-				cmd.SilenceErrors = true // already reported
-			}
-			return err
+			return c.run(cmd.Context())
 		},
 	}
 	f := cmd.Flags()
@@ -202,8 +199,13 @@ func (c *sqlCommand) runAll(ctx context.Context, eng Engine, dir string, scripts
 func (c *sqlCommand) shell(ctx context.Context, eng Engine, dir string) error {
 	inFd, inTTY := terminalFd(c.opts.Stdin)
 	outFd, outTTY := terminalFd(c.opts.Stdout)
+	// The shell owns SIGINT (cancel the query; twice at the prompt: exit)
+	// and SIGTERM, so it does not end when ctx is cancelled: a caller
+	// that cancels ctx on SIGINT would otherwise end the session at the
+	// first Ctrl-C.
+	ctx = context.WithoutCancel(ctx)
 	interrupts := make(chan os.Signal, 1)
-	signal.Notify(interrupts, os.Interrupt)
+	signal.Notify(interrupts, os.Interrupt, syscall.SIGTERM)
 	defer signal.Stop(interrupts)
 
 	var in inputReader

@@ -124,8 +124,8 @@ func (e *Engine) createFunction(s *ast.CreateFunction) (*cli.Result, error) {
 	if len(s.Resources) > 0 {
 		return nil, sqlerr.Newf(sqlerr.Unsupported, "USING JAR is not supported: Eddy runs process table functions written in Go, compiled into the eddy binary").
 			At(s.Resources[0].Pos()).
-			WithHint("drop the USING JAR clause and bind a registered function id, e.g. CREATE FUNCTION %s AS 'examples.%s'; to add your own functions build a binary with eddy.Main(eddy.WithFunctions(...)) (see examples/custom-binary)",
-				s.Name.Last().Name, s.Name.Last().Name)
+			WithHint("drop the USING JAR clause and bind a registered function id, e.g. CREATE FUNCTION %s AS '%s'; to add your own functions build a binary with eddy.Main(eddy.WithFunctions(...)) (see examples/custom-binary)",
+				s.Name.Last().Name, e.suggestID(s))
 	}
 	if l := strings.ToUpper(s.Language); l != "" && l != "JAVA" && l != "GO" {
 		return nil, sqlerr.Newf(sqlerr.Unsupported, "LANGUAGE %s is not supported: functions are written in Go", s.Language).At(s.LanguagePos)
@@ -159,6 +159,25 @@ func (e *Engine) createFunction(s *ast.CreateFunction) (*cli.Result, error) {
 		return nil, err
 	}
 	return ok()
+}
+
+// suggestID returns the registered id that a CREATE FUNCTION ... USING JAR
+// most likely means: examples.<Class> for the class named by AS, or
+// examples.<Name> for the function's name, or any registered id.
+func (e *Engine) suggestID(s *ast.CreateFunction) string {
+	class := s.Identifier.Value
+	if i := strings.LastIndex(class, "."); i >= 0 {
+		class = class[i+1:]
+	}
+	for _, name := range []string{class, s.Name.Last().Name} {
+		if _, ok := e.reg.Lookup("examples." + name); ok {
+			return "examples." + name
+		}
+	}
+	if ids := e.reg.IDs(); len(ids) > 0 {
+		return ids[0]
+	}
+	return "examples.Median"
 }
 
 func (e *Engine) dropFunction(s *ast.DropFunction) (*cli.Result, error) {

@@ -3,8 +3,6 @@ package logstore
 import (
 	"context"
 	"fmt"
-
-	"github.com/cockroachdb/pebble/v2"
 )
 
 // Read-ahead limits of one fetch from Pebble.
@@ -153,7 +151,7 @@ func (c *cursor) fill(limit int64) error {
 	hi := min(limit, c.fetched+fetchRecords)
 	putRecordKey(c.lower[:], c.ls.id, c.part, c.fetched)
 	putRecordKey(c.upper[:], c.ls.id, c.part, hi)
-	it, err := c.s.db.Pebble().NewIter(&pebble.IterOptions{LowerBound: c.lower[:], UpperBound: c.upper[:]})
+	it, err := c.s.db.NewIter(c.lower[:], c.upper[:])
 	if err != nil {
 		return fmt.Errorf("reading log %s: %w", c.ls.name, err)
 	}

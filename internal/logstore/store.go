@@ -7,8 +7,6 @@ import (
 	"slices"
 	"sync"
 
-	"github.com/cockroachdb/pebble/v2"
-
 	"github.com/eddy-sql/eddy/internal/store"
 )
 
@@ -140,7 +138,7 @@ func (s *Store) load() error {
 // lastOffset returns the offset after the last record of a partition.
 func (s *Store) lastOffset(ls *logState, part int) (int64, error) {
 	lower := appendPartitionPrefix(nil, ls.id, part)
-	it, err := s.db.Pebble().NewIter(&pebble.IterOptions{LowerBound: lower, UpperBound: store.PrefixEnd(lower)})
+	it, err := s.db.NewIter(lower, store.PrefixEnd(lower))
 	if err != nil {
 		return 0, err
 	}

@@ -69,6 +69,8 @@ type ptfOp struct {
 	keyBuf     []byte
 	keyVals    []types.Value
 	dirtyKeys  map[string]struct{}
+	onCollect  func(types.RowKind, []types.Value)
+	onFire     func([]types.Value, string, int64)
 	timerDirty map[string]struct{}
 	viewClear  []bool
 }
@@ -261,6 +263,9 @@ func (op *ptfOp) fire(e timerEntry) error {
 	op.enterKey()
 	op.curTimer, op.curRow = &e, nil
 	op.hasTime, op.curTime = true, e.t
+	if op.onFire != nil {
+		op.onFire(ks.keyVals, e.name, e.t)
+	}
 	if op.def.OnTimer == nil {
 		return nil
 	}
@@ -330,6 +335,9 @@ func (op *ptfOp) Emit(kind types.RowKind, vals []types.Value) {
 	if !op.spec.Produced.Contains(kind) {
 		op.Fail(fmt.Errorf("Invalid row kind received: %s. Expected produced changelog mode: %s", kind.Name(), op.spec.Produced))
 		return
+	}
+	if op.onCollect != nil {
+		op.onCollect(kind, vals)
 	}
 	if len(vals) != op.spec.FuncOut.Len() {
 		op.Fail(fmt.Errorf("collected %d values, but the output type %s has %d fields", len(vals), op.def.Output, op.spec.FuncOut.Len()))

@@ -106,6 +106,16 @@ func testValue(t *testing.T, h harness) {
 		require.Equal(t, tc.want, got, "%+v", tc)
 	}
 
+	// A present empty value is non-nil; an absent one is nil.
+	v, ok, err := b.Get("op", "v", nil)
+	require.NoError(t, err)
+	require.True(t, ok)
+	require.NotNil(t, v)
+	v, ok, err = b.Get("op", "v", []byte("absent"))
+	require.NoError(t, err)
+	require.False(t, ok)
+	require.Nil(t, v)
+
 	// A value, a list and a map of the same name are distinct.
 	require.NoError(t, b.ListAppend("op", "v", []byte("k"), []byte("l")))
 	require.NoError(t, b.MapPut("op", "v", []byte("k"), []byte("m"), []byte("x")))
@@ -113,7 +123,7 @@ func testValue(t *testing.T, h harness) {
 	require.Equal(t, "1", got)
 
 	// Returned values are the caller's.
-	v, _, err := b.Get("op", "v", []byte("k"))
+	v, _, err = b.Get("op", "v", []byte("k"))
 	require.NoError(t, err)
 	v[0] = 'X'
 	got, _ = get(t, b, "op", "v", "k")

@@ -40,7 +40,7 @@ func (e *engine) Get(ns, name string, key []byte) ([]byte, bool, error) {
 	if err != nil {
 		return nil, false, fmt.Errorf("state: getting %s/%s: %w", ns, name, err)
 	}
-	return v, ok, nil
+	return nonNil(v, ok), ok, nil
 }
 
 // Put implements Backend.
@@ -123,7 +123,16 @@ func (e *engine) ListGet(ns, name string, key []byte, i int) ([]byte, error) {
 	if err != nil {
 		return nil, fmt.Errorf("state: list %s/%s: %w", ns, name, err)
 	}
-	return v, nil
+	return nonNil(v, ok), nil
+}
+
+// nonNil returns an empty, non-nil slice for a present empty value, so that
+// callers can tell it from an absent one by the slice alone.
+func nonNil(v []byte, ok bool) []byte {
+	if ok && v == nil {
+		return []byte{}
+	}
+	return v
 }
 
 // ListAppend implements Backend.
@@ -235,7 +244,7 @@ func (e *engine) MapGet(ns, name string, key, mapKey []byte) ([]byte, bool, erro
 	if err != nil {
 		return nil, false, fmt.Errorf("state: map %s/%s: %w", ns, name, err)
 	}
-	return v, ok, nil
+	return nonNil(v, ok), ok, nil
 }
 
 // MapPut implements Backend.

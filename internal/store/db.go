@@ -44,10 +44,16 @@ func Open(dir string, opts Options) (*DB, error) {
 	var fs vfs.FS
 	var fsCloser io.Closer = io.NopCloser(nil)
 	pdir := dir
-	if dir == "" {
+	switch {
+	case opts.FS != nil:
+		fs = opts.FS
+		if pdir == "" {
+			pdir = "mem"
+		}
+	case dir == "":
 		fs = vfs.NewMem()
 		pdir = "mem"
-	} else {
+	default:
 		// Wrap the disk-health checks ourselves: Pebble's own wrapping leaks
 		// the checker's goroutine when Open fails.
 		logger := opts.Logger
@@ -178,6 +184,19 @@ func (d *DB) ScanRange(lower, upper []byte, fn func(key, value []byte) error) er
 		return fmt.Errorf("store: scan: %w", err)
 	}
 	return scanIter(it, fn)
+}
+
+// NewIter returns a Pebble iterator over the committed keys in [lower,
+// upper); a nil or empty bound is open. The caller must close it.
+func (d *DB) NewIter(lower, upper []byte) (*pebble.Iterator, error) {
+	if err := d.checkOpen(); err != nil {
+		return nil, err
+	}
+	it, err := d.pdb.NewIter(iterOptions(lower, upper))
+	if err != nil {
+		return nil, fmt.Errorf("store: new iterator: %w", err)
+	}
+	return it, nil
 }
 
 // NewBatch returns a new indexed batch on d. See Batch.

@@ -201,4 +201,3 @@ func (e *corruptError) Error() string {
 }
 
 func (e *corruptError) Unwrap() error { return ErrCorruptKey }
-

@@ -44,6 +44,12 @@ type Options struct {
 	// Default: half the CPUs, at least 2 and at most 4.
 	MaxConcurrentCompactions int
 
+	// FS is the file system the store lives on. Tests pass a crashable
+	// in-memory file system (vfs.NewCrashableMem) to simulate crashes.
+	// Default: the OS file system, or a fresh in-memory one when Open is
+	// given an empty directory.
+	FS vfs.FS
+
 	// BloomBitsPerKey is the bits per key of the bloom filters on every
 	// level; they make point reads of absent state keys cheap. 0 means the
 	// default; a negative value disables filters. Default: 10.

@@ -137,7 +137,7 @@ func (p *Planner) PlanInsert(t *catalog.Table, cols []*ast.Ident, q ast.Query, p
 		if err != nil {
 			return nil, err
 		}
-		if x, err = castTo(x, phys.Fields[ti].Type, q.Pos(), "column '"+phys.Fields[ti].Name+"'"); err != nil {
+		if x, err = castTo(x, phys.Fields[ti].Type, itemPos(q, i), "column '"+phys.Fields[ti].Name+"'"); err != nil {
 			return nil, err
 		}
 		if ti != i || !c.typ.Same(phys.Fields[ti].Type) {
@@ -166,6 +166,22 @@ func (p *Planner) PlanInsert(t *catalog.Table, cols []*ast.Ident, q ast.Query, p
 	}
 	job.Mode, job.UpsertKey = f.mode, pk
 	return &QueryPlan{Job: job, Schema: phys, Mode: f.mode, Key: pk}, nil
+}
+
+// itemPos returns the position of the expression of the i-th column of q,
+// or the position of q when its columns do not map to select items one to
+// one (a star before it, or not a SELECT).
+func itemPos(q ast.Query, i int) sqlerr.Pos {
+	s, ok := q.(*ast.Select)
+	if !ok || i >= len(s.Items) {
+		return q.Pos()
+	}
+	for _, it := range s.Items[:i+1] {
+		if _, star := it.Expr.(*ast.Star); star {
+			return q.Pos()
+		}
+	}
+	return s.Items[i].Expr.Pos()
 }
 
 // checkSinkMode verifies that the query's changelog fits the sink table.

@@ -46,13 +46,15 @@ type ident struct {
 
 // callArg is one resolved argument of a PTF call.
 type callArg struct {
-	name   string // "" for positional
-	pos    sqlerr.Pos
-	table  *tableArgValue
-	scalar expr.Expr // constant expression; nil for DEFAULT or tables
-	desc   []ident   // DESCRIPTOR(...)
-	isDesc bool
-	isDef  bool
+	name string // "" for positional
+	pos  sqlerr.Pos
+	// valuePos is the position of the value (after "name =>").
+	valuePos sqlerr.Pos
+	table    *tableArgValue
+	scalar   expr.Expr // constant expression; nil for DEFAULT or tables
+	desc     []ident   // DESCRIPTOR(...)
+	isDesc   bool
+	isDef    bool
 }
 
 // ptfCall is everything the planner knows about one call.
@@ -65,6 +67,8 @@ type ptfCall struct {
 	// required is what the consumer of the call accepts.
 	required ptf.ChangelogMode
 	stateTTL int64
+	// onTimePos is the position of the on_time argument, if given.
+	onTimePos sqlerr.Pos
 }
 
 func errAt(pos sqlerr.Pos, code sqlerr.Code, format string, a ...any) *sqlerr.Error {
@@ -80,15 +84,19 @@ func (c *ptfCall) bindArgs() (map[string]callArg, error) {
 	}
 	sig = append(sig, "on_time", "uid")
 	named, positional := 0, 0
+	mixedAt := c.pos // the first argument written unlike the first one
 	for _, a := range c.args {
 		if a.name != "" {
 			named++
 		} else {
 			positional++
 		}
+		if named > 0 && positional > 0 && mixedAt == c.pos {
+			mixedAt = a.pos
+		}
 	}
 	if named > 0 && positional > 0 {
-		return nil, errAt(c.pos, sqlerr.InvalidFunction, "Cannot mix positional and named arguments when calling function '%s'", c.name).
+		return nil, errAt(mixedAt, sqlerr.InvalidFunction, "Cannot mix positional and named arguments when calling function '%s'", c.name).
 			WithHint("name every argument (input => TABLE t PARTITION BY k, ...) or pass them all in declaration order")
 	}
 	bound := map[string]callArg{}
@@ -143,7 +151,7 @@ func (c *ptfCall) planPTF() (*jobgraph.PTF, error) {
 		if !given || arg.table == nil {
 			pos := c.pos
 			if given {
-				pos = arg.pos
+				pos = arg.valuePos
 			}
 			return nil, errAt(pos, sqlerr.InvalidArgument, "Invalid argument value. Argument '%s' expects a table to be passed.", a.Name).
 				WithHint("pass a table with %s => TABLE t%s", a.Name, partitionHint(a))
@@ -188,11 +196,11 @@ func (c *ptfCall) bindScalar(node *jobgraph.PTF, a ptf.Arg, arg callArg, given b
 		return nil
 	}
 	if arg.table != nil {
-		return errAt(arg.pos, sqlerr.InvalidArgument, "Invalid argument value. Argument '%s' expects a scalar value of type %s, but a table was passed.", a.Name, a.Type)
+		return errAt(arg.valuePos, sqlerr.InvalidArgument, "Invalid argument value. Argument '%s' expects a scalar value of type %s, but a table was passed.", a.Name, a.Type)
 	}
 	if a.Type == "DESCRIPTOR" {
 		if !arg.isDesc {
-			return errAt(arg.pos, sqlerr.InvalidArgument, "Argument '%s' expects a DESCRIPTOR(...)", a.Name)
+			return errAt(arg.valuePos, sqlerr.InvalidArgument, "Argument '%s' expects a DESCRIPTOR(...)", a.Name)
 		}
 		names := make([]types.Value, len(arg.desc))
 		for i, d := range arg.desc {
@@ -206,21 +214,21 @@ func (c *ptfCall) bindScalar(node *jobgraph.PTF, a ptf.Arg, arg callArg, given b
 		return errAt(arg.pos, sqlerr.Internal, "function '%s' declares argument '%s' with an invalid type: %v", c.name, a.Name, err)
 	}
 	if arg.isDesc || arg.scalar == nil {
-		return errAt(arg.pos, sqlerr.InvalidArgument, "Argument '%s' expects a value of type %s", a.Name, want)
+		return errAt(arg.valuePos, sqlerr.InvalidArgument, "Argument '%s' expects a value of type %s", a.Name, want)
 	}
 	e := arg.scalar
 	if !e.Type().Same(want) {
 		if !expr.CanCastImplicitly(e.Type(), want) {
-			return errAt(arg.pos, sqlerr.TypeMismatch, "Invalid argument type for '%s' of function '%s': expected %s, but got %s", a.Name, c.name, want, e.Type()).
+			return errAt(arg.valuePos, sqlerr.TypeMismatch, "Invalid argument type for '%s' of function '%s': expected %s, but got %s", a.Name, c.name, want, e.Type()).
 				WithHint("pass a %s value or CAST(... AS %s)", want, want)
 		}
 		if e, err = expr.Cast(e, want, false); err != nil {
-			return errAt(arg.pos, sqlerr.TypeMismatch, "argument '%s': %v", a.Name, err)
+			return errAt(arg.valuePos, sqlerr.TypeMismatch, "argument '%s': %v", a.Name, err)
 		}
 	}
 	v, err := e.Eval(nil)
 	if err != nil {
-		return errAt(arg.pos, sqlerr.InvalidArgument, "Argument '%s' must be a constant: %v", a.Name, err)
+		return errAt(arg.valuePos, sqlerr.InvalidArgument, "Argument '%s' must be a constant: %v", a.Name, err)
 	}
 	node.Scalars[a.Name] = v
 	return nil
@@ -343,13 +351,15 @@ func (c *ptfCall) bindOnTime(node *jobgraph.PTF, bound map[string]callArg) error
 		}
 		return nil
 	}
+	c.onTimePos = arg.pos
 	if !arg.isDesc {
-		return errAt(arg.pos, sqlerr.InvalidArgument, "The `on_time` argument must be a DESCRIPTOR(column), for example on_time => DESCRIPTOR(event_time)")
+		return errAt(arg.valuePos, sqlerr.InvalidArgument, "The `on_time` argument must be a DESCRIPTOR(column), for example on_time => DESCRIPTOR(event_time)")
 	}
 	if updating {
 		return errAt(arg.pos, sqlerr.InvalidFunction, "Time operations using the `on_time` argument are currently not supported for PTFs that consume or produce updates.")
 	}
 	var unknown []string
+	unknownAt := arg.pos
 	for _, d := range arg.desc {
 		found := false
 		for ti := range node.Tables {
@@ -373,11 +383,14 @@ func (c *ptfCall) bindOnTime(node *jobgraph.PTF, bound map[string]callArg) error
 			t.TimeColumn = i
 		}
 		if !found {
+			if len(unknown) == 0 {
+				unknownAt = d.pos
+			}
 			unknown = append(unknown, d.name)
 		}
 	}
 	if len(unknown) > 0 {
-		return errAt(arg.pos, sqlerr.UnknownColumn, "Invalid time attribute declaration. Each column in the `on_time` argument must reference at least one column in one of the table arguments. Unknown references: [%s]", strings.Join(unknown, ", "))
+		return errAt(unknownAt, sqlerr.UnknownColumn, "Invalid time attribute declaration. Each column in the `on_time` argument must reference at least one column in one of the table arguments. Unknown references: [%s]", strings.Join(unknown, ", "))
 	}
 	var missing []string
 	for _, t := range node.Tables {
@@ -415,7 +428,7 @@ func (c *ptfCall) checkOutputMode(node *jobgraph.PTF) error {
 		}
 	}
 	if node.EmitRowtime {
-		return errAt(c.pos, sqlerr.InvalidFunction, "Time operations using the `on_time` argument are currently not supported for PTFs that consume or produce updates.")
+		return errAt(c.onTimePos, sqlerr.InvalidFunction, "Time operations using the `on_time` argument are currently not supported for PTFs that consume or produce updates.")
 	}
 	return nil
 }
@@ -426,15 +439,18 @@ func (c *ptfCall) bindUID(node *jobgraph.PTF, bound map[string]callArg) error {
 		hasSet = hasSet || a.Traits.Has(ptf.SetSemantic)
 	}
 	if arg, ok := bound["uid"]; ok {
-		var uid string
+		var uid, found string
 		if arg.scalar != nil {
-			if v, err := arg.scalar.Eval(nil); err == nil && v.Kind() == types.KindString {
-				uid = v.Str()
+			if v, err := arg.scalar.Eval(nil); err == nil {
+				found = types.Format(v, arg.scalar.Type())
+				if v.Kind() == types.KindString {
+					uid = v.Str()
+				}
 			}
 		}
 		if !uidPattern.MatchString(uid) {
-			return errAt(arg.pos, sqlerr.InvalidArgument,
-				"Invalid unique identifier for process table function. The `uid` argument must be a string literal that follows the pattern [a-zA-Z_][a-zA-Z-_0-9]*. But found: %s", uid)
+			return errAt(arg.valuePos, sqlerr.InvalidArgument,
+				"Invalid unique identifier for process table function. The `uid` argument must be a string literal that follows the pattern [a-zA-Z_][a-zA-Z-_0-9]*. But found: %s", found)
 		}
 		node.UID = uid
 		return nil

@@ -273,7 +273,7 @@ func (p *Planner) planTableFunc(tf *ast.TableFunc, job *jobgraph.Job) (*frag, er
 	call := &ptfCall{name: tf.Name.Last().Name, pos: tf.Name.Pos(), id: id, def: def, required: p.required, stateTTL: ttl}
 	frags := map[int]*frag{}
 	for _, a := range tf.Args {
-		ca := callArg{pos: a.Pos()}
+		ca := callArg{pos: a.Pos(), valuePos: a.Value.Pos()}
 		if a.Name != nil {
 			ca.name = a.Name.Name
 		}

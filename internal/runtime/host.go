@@ -1,0 +1,135 @@
+package runtime
+
+import (
+	"fmt"
+	"time"
+
+	"github.com/eddy-sql/eddy/internal/jobgraph"
+	"github.com/eddy-sql/eddy/internal/state"
+	"github.com/eddy-sql/eddy/ptf"
+	"github.com/eddy-sql/eddy/types"
+)
+
+// FunctionHost runs one process table function call outside a job, with
+// the exact semantics of the runtime (state rules, TTL, timers, output
+// assembly). The PTF test harness (package ptftest) is built on it.
+type FunctionHost struct {
+	op *ptfOp
+	// OnCollect, when set, sees every row the function collected, before
+	// the key prefix, pass-through columns and rowtime are added.
+	OnCollect func(kind types.RowKind, vals []types.Value)
+	// OnTimer, when set, sees every timer as it fires.
+	OnTimer func(key []types.Value, name string, t time.Time)
+}
+
+// TimerInfo is a pending timer.
+type TimerInfo struct {
+	Name string // "" for unnamed timers
+	Time time.Time
+}
+
+// NewFunctionHost creates a host for spec. State lives in be under ns;
+// timers persisted there earlier are restored.
+func NewFunctionHost(spec *jobgraph.PTF, ns string, be state.Backend, clock Clock, emit func(types.Row) error) (*FunctionHost, error) {
+	h := &FunctionHost{}
+	op, err := newPTFOp(spec, ns, be, clock, emit)
+	if err != nil {
+		return nil, err
+	}
+	op.onCollect = func(k types.RowKind, v []types.Value) {
+		if h.OnCollect != nil {
+			h.OnCollect(k, v)
+		}
+	}
+	op.onFire = func(key []types.Value, name string, t int64) {
+		if h.OnTimer != nil {
+			h.OnTimer(key, name, time.Unix(0, t).UTC())
+		}
+	}
+	h.op = op
+	return h, nil
+}
+
+// Process calls the function for one row of table input (its position
+// among the call's table arguments).
+func (h *FunctionHost) Process(input int, row types.Row) error {
+	return h.op.processRow(input, &row)
+}
+
+// Watermark advances the watermark of table input and fires due timers.
+func (h *FunctionHost) Watermark(input int, t time.Time) error {
+	return h.op.advance(input, t.UnixNano())
+}
+
+// End sends the maximum watermark on every table, firing all timers.
+func (h *FunctionHost) End() error {
+	for i := range h.op.spec.Tables {
+		if err := h.op.advance(h.op.spec.Tables[i].Input, MaxWatermark); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// Flush writes cached state and timers to the backend (a checkpoint).
+func (h *FunctionHost) Flush() error { return h.op.flush() }
+
+func (h *FunctionHost) keyOf(key []types.Value) string {
+	return string(types.AppendRow(nil, types.Row{Values: key}))
+}
+
+// Timers returns the pending timers of a key in firing order.
+func (h *FunctionHost) Timers(key ...types.Value) []TimerInfo {
+	var out []TimerInfo
+	for _, t := range h.op.timers.pending(h.keyOf(key)) {
+		out = append(out, TimerInfo{Name: t.name, Time: time.Unix(0, t.t).UTC()})
+	}
+	return out
+}
+
+// ValueState returns the value (a *T) of a value-state entry of a key, or
+// false when the key has none (absent, expired or cleared).
+func (h *FunctionHost) ValueState(e ptf.StateEntry, key ...types.Value) (any, bool, error) {
+	i := h.op.stateIndex(e)
+	if i < 0 {
+		return nil, false, fmt.Errorf("unknown state entry %s", e.StateName())
+	}
+	k := h.keyOf(key)
+	if ks := h.op.cache[k]; ks != nil && ks.loaded[i] {
+		v := ks.vals[i]
+		if v == nil || (h.op.ttl[i] > 0 && h.op.now()-ks.wtime[i] >= h.op.ttl[i]) {
+			return nil, false, nil
+		}
+		return v, true, nil
+	}
+	b, ok, err := h.op.kv.Get(h.op.ns, e.StateName(), []byte(k))
+	if err != nil || !ok || len(b) < 8 {
+		return nil, false, err
+	}
+	v, err := e.DecodeState(b[8:])
+	return v, err == nil, err
+}
+
+// SetValueState replaces the value state of a key (v must be a *T of the
+// entry's type).
+func (h *FunctionHost) SetValueState(e ptf.StateEntry, v any, key ...types.Value) error {
+	i := h.op.stateIndex(e)
+	if i < 0 {
+		return fmt.Errorf("unknown state entry %s", e.StateName())
+	}
+	h.op.keyVals = append(h.op.keyVals[:0], key...)
+	h.op.keyBuf = types.AppendRow(h.op.keyBuf[:0], types.Row{Values: key})
+	h.op.enterKey()
+	ks := h.op.curKS
+	ks.vals[i], ks.loaded[i], ks.dirty[i], ks.wtime[i] = v, true, true, h.op.now()
+	h.op.dirtyKeys[h.op.curKey] = struct{}{}
+	return nil
+}
+
+// ClearValueState removes the value state of a key.
+func (h *FunctionHost) ClearValueState(e ptf.StateEntry, key ...types.Value) error {
+	return h.SetValueState(e, nil, key...)
+}
+
+// Spec returns the planned call.
+func (h *FunctionHost) Spec() *jobgraph.PTF { return h.op.spec }

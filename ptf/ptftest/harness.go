@@ -1,0 +1,307 @@
+package ptftest
+
+import (
+	"fmt"
+	"strings"
+	"time"
+
+	"github.com/eddy-sql/eddy/internal/jobgraph"
+	"github.com/eddy-sql/eddy/internal/runtime"
+	"github.com/eddy-sql/eddy/internal/sql/plan"
+	"github.com/eddy-sql/eddy/internal/state"
+	"github.com/eddy-sql/eddy/ptf"
+	"github.com/eddy-sql/eddy/types"
+)
+
+// Option configures a Harness.
+type Option func(*config) error
+
+type config struct {
+	tables   []plan.TableSpec
+	scalars  map[string]types.Value
+	onTime   []string
+	uid      string
+	start    time.Time
+	ttl      time.Duration
+	required ptf.ChangelogMode
+	name     string
+}
+
+// TableOption configures a table argument.
+type TableOption func(*plan.TableSpec) error
+
+// Table declares the table passed to argument arg, with its row type
+// ("ROW<order_id INT, event_type STRING>").
+func Table(arg, rowType string, opts ...TableOption) Option {
+	return func(c *config) error {
+		t, err := types.ParseType(rowType)
+		if err != nil {
+			return fmt.Errorf("table %s: %w", arg, err)
+		}
+		if t.ID != types.TypeRow {
+			return fmt.Errorf("table %s: the type must be a ROW<...>, got %s", arg, t)
+		}
+		spec := plan.TableSpec{Arg: arg, Schema: types.NewSchema(t.Fields...)}
+		for _, o := range opts {
+			if err := o(&spec); err != nil {
+				return fmt.Errorf("table %s: %w", arg, err)
+			}
+		}
+		c.tables = append(c.tables, spec)
+		return nil
+	}
+}
+
+// PartitionBy sets the PARTITION BY columns.
+func PartitionBy(cols ...string) TableOption {
+	return func(t *plan.TableSpec) error { t.PartitionBy = cols; return nil }
+}
+
+// Upsert makes the table an upsert changelog keyed by key.
+func Upsert(key ...string) TableOption {
+	return func(t *plan.TableSpec) error { t.Mode, t.UpsertKey = jobgraph.Upsert, key; return nil }
+}
+
+// Retract makes the table a retract changelog (+I, -U, +U, -D).
+func Retract() TableOption {
+	return func(t *plan.TableSpec) error { t.Mode = jobgraph.Retract; return nil }
+}
+
+// TimeAttribute declares the table's watermarked time column; pass it to
+// OnTime to use it as the call's on_time column.
+func TimeAttribute(col string) TableOption {
+	return func(t *plan.TableSpec) error { t.TimeAttribute = col; return nil }
+}
+
+// Arg sets a scalar argument.
+func Arg(name string, v types.Value) Option {
+	return func(c *config) error { c.scalars[name] = v; return nil }
+}
+
+// OnTime sets on_time => DESCRIPTOR(cols...). Each column must be a table's
+// TimeAttribute.
+func OnTime(cols ...string) Option {
+	return func(c *config) error { c.onTime = cols; return nil }
+}
+
+// UID sets the uid argument.
+func UID(uid string) Option { return func(c *config) error { c.uid = uid; return nil } }
+
+// Name sets the function name used in messages and as the default uid.
+// Default: "f".
+func Name(n string) Option { return func(c *config) error { c.name = n; return nil } }
+
+// StartTime sets the processing time the harness starts at.
+// Default: 2026-01-01T00:00:00Z.
+func StartTime(t time.Time) Option { return func(c *config) error { c.start = t; return nil } }
+
+// DefaultTTL sets 'table.exec.state.ttl' for entries declared with
+// ptf.DefaultTTL.
+func DefaultTTL(d time.Duration) Option { return func(c *config) error { c.ttl = d; return nil } }
+
+// Required sets what the consumer of the output requires (passed to the
+// function's Changelog callback). Default: ptf.Retract().
+func Required(m ptf.ChangelogMode) Option { return func(c *config) error { c.required = m; return nil } }
+
+// Timer is a pending or fired timer.
+type Timer struct {
+	Key  []types.Value
+	Name string // "" for unnamed timers
+	Time time.Time
+}
+
+// Collected is a row as the function collected it.
+type Collected struct {
+	Kind   types.RowKind
+	Values []types.Value
+}
+
+// Harness drives one function call. It is not safe for concurrent use.
+type Harness struct {
+	def       *ptf.Definition
+	cfg       *config
+	host      *runtime.FunctionHost
+	be        *state.Memory
+	clock     *runtime.ManualClock
+	out       []types.Row
+	collected []Collected
+	fired     []Timer
+	inputs    map[string]int
+}
+
+// New plans the call with the same validation as SQL and returns a harness.
+func New(def *ptf.Definition, opts ...Option) (*Harness, error) {
+	c := &config{scalars: map[string]types.Value{}, start: time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC), required: ptf.Retract(), name: "f"}
+	for _, o := range opts {
+		if err := o(c); err != nil {
+			return nil, err
+		}
+	}
+	if err := def.Validate(); err != nil {
+		return nil, err
+	}
+	h := &Harness{def: def, cfg: c, be: state.NewMemory(), clock: &runtime.ManualClock{T: c.start}, inputs: map[string]int{}}
+	for i, t := range c.tables {
+		h.inputs[t.Arg] = i
+	}
+	if err := h.open(); err != nil {
+		return nil, err
+	}
+	return h, nil
+}
+
+func (h *Harness) open() error {
+	spec, err := plan.BuildPTF(h.cfg.name, h.def, h.cfg.tables, h.cfg.scalars, h.cfg.onTime, h.cfg.uid, h.cfg.required)
+	if err != nil {
+		return err
+	}
+	spec.StateTTL = int64(h.cfg.ttl)
+	host, err := runtime.NewFunctionHost(spec, "ptftest", h.be, h.clock, func(r types.Row) error {
+		h.out = append(h.out, r)
+		return nil
+	})
+	if err != nil {
+		return err
+	}
+	host.OnCollect = func(k types.RowKind, v []types.Value) {
+		h.collected = append(h.collected, Collected{Kind: k, Values: append([]types.Value(nil), v...)})
+	}
+	host.OnTimer = func(key []types.Value, name string, t time.Time) {
+		h.fired = append(h.fired, Timer{Key: append([]types.Value(nil), key...), Name: name, Time: t})
+	}
+	h.host = host
+	return nil
+}
+
+// Schema returns the output schema, as SELECT * FROM f(...) would have.
+func (h *Harness) Schema() *types.Schema { return h.host.Spec().Out }
+
+// ChangelogMode returns the mode the function produces in this call.
+func (h *Harness) ChangelogMode() ptf.ChangelogMode { return h.host.Spec().Produced }
+
+// Process feeds one row of the given kind to table argument arg.
+func (h *Harness) Process(arg string, kind types.RowKind, vals ...types.Value) error {
+	i, ok := h.inputs[arg]
+	if !ok {
+		return fmt.Errorf("unknown table argument %q", arg)
+	}
+	if n := h.cfg.tables[i].Schema.Len(); len(vals) != n {
+		return fmt.Errorf("table %s has %d columns, got %d values", arg, n, len(vals))
+	}
+	return h.host.Process(i, types.Row{Kind: kind, Values: append([]types.Value(nil), vals...)})
+}
+
+// Insert feeds an insert (+I) row to table argument arg.
+func (h *Harness) Insert(arg string, vals ...types.Value) error {
+	return h.Process(arg, types.Insert, vals...)
+}
+
+// Watermark advances the watermark of every table and fires due timers.
+func (h *Harness) Watermark(t time.Time) error {
+	for i := range h.cfg.tables {
+		if err := h.host.Watermark(i, t); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// TableWatermark advances the watermark of one table; the function's
+// watermark is the minimum over tables.
+func (h *Harness) TableWatermark(arg string, t time.Time) error {
+	i, ok := h.inputs[arg]
+	if !ok {
+		return fmt.Errorf("unknown table argument %q", arg)
+	}
+	return h.host.Watermark(i, t)
+}
+
+// End sends the maximum watermark, as the end of a bounded input does.
+func (h *Harness) End() error { return h.host.End() }
+
+// AdvanceTime moves processing time forward (state TTL).
+func (h *Harness) AdvanceTime(d time.Duration) { h.clock.Advance(d) }
+
+// Now returns the current processing time.
+func (h *Harness) Now() time.Time { return h.clock.T }
+
+// Output returns the rows emitted so far, as the runtime emits them.
+func (h *Harness) Output() []types.Row { return h.out }
+
+// TakeOutput returns the rows emitted since the last call and forgets them.
+func (h *Harness) TakeOutput() []types.Row {
+	out := h.out
+	h.out = nil
+	return out
+}
+
+// Collected returns the rows as the function collected them.
+func (h *Harness) Collected() []Collected { return h.collected }
+
+// Timers returns the pending timers of a key in firing order.
+func (h *Harness) Timers(key ...types.Value) []Timer {
+	var out []Timer
+	for _, t := range h.host.Timers(key...) {
+		out = append(out, Timer{Key: key, Name: t.Name, Time: t.Time})
+	}
+	return out
+}
+
+// Fired returns the timers fired so far, in firing order.
+func (h *Harness) Fired() []Timer { return h.fired }
+
+// State returns the value of a value-state entry for a key (a *T), and
+// whether the key has one.
+func (h *Harness) State(e ptf.StateEntry, key ...types.Value) (any, bool, error) {
+	return h.host.ValueState(e, key...)
+}
+
+// SetState sets the value of a value-state entry for a key; v must be a
+// *T of the entry's type.
+func (h *Harness) SetState(e ptf.StateEntry, v any, key ...types.Value) error {
+	return h.host.SetValueState(e, v, key...)
+}
+
+// ClearState removes a value-state entry of a key.
+func (h *Harness) ClearState(e ptf.StateEntry, key ...types.Value) error {
+	return h.host.ClearValueState(e, key...)
+}
+
+// Snapshot checkpoints the function's state and timers.
+func (h *Harness) Snapshot() ([]byte, error) {
+	if err := h.host.Flush(); err != nil {
+		return nil, err
+	}
+	return h.be.Snapshot(), nil
+}
+
+// Restore replaces the function's state and timers with a snapshot, as a
+// restart from a checkpoint does (watermarks start again from none).
+func (h *Harness) Restore(snap []byte) error {
+	if err := h.be.Restore(snap); err != nil {
+		return err
+	}
+	return h.open()
+}
+
+// Format renders rows as +I[a, b] lines with the harness's output types.
+func (h *Harness) Format(rows []types.Row) string {
+	var b strings.Builder
+	fs := h.Schema().Fields
+	for _, r := range rows {
+		b.WriteString(r.Kind.String())
+		b.WriteByte('[')
+		for i, v := range r.Values {
+			if i > 0 {
+				b.WriteString(", ")
+			}
+			t := types.NullType
+			if i < len(fs) {
+				t = fs[i].Type
+			}
+			b.WriteString(types.Format(v, t))
+		}
+		b.WriteString("]\n")
+	}
+	return b.String()
+}
