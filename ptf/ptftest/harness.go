@@ -101,7 +101,9 @@ func DefaultTTL(d time.Duration) Option { return func(c *config) error { c.ttl =
 
 // Required sets what the consumer of the output requires (passed to the
 // function's Changelog callback). Default: ptf.Retract().
-func Required(m ptf.ChangelogMode) Option { return func(c *config) error { c.required = m; return nil } }
+func Required(m ptf.ChangelogMode) Option {
+	return func(c *config) error { c.required = m; return nil }
+}
 
 // Timer is a pending or fired timer.
 type Timer struct {
