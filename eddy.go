@@ -18,7 +18,6 @@ import (
 	"fmt"
 	"io"
 	"os"
-	"os/signal"
 
 	"github.com/eddy-sql/eddy/examples"
 	"github.com/eddy-sql/eddy/internal/cli"
@@ -83,20 +82,14 @@ func Run(opts ...Option) int {
 			return 1
 		}
 	}
-	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
-	defer stop()
-	root := cli.NewRootCommand(cli.Options{
+	// The CLI handles SIGINT itself (Ctrl-C cancels a query, not the shell).
+	return cli.Run(context.Background(), cli.Options{
 		Version: Version,
 		Stdin:   c.stdin, Stdout: c.stdout, Stderr: c.stderr,
 		OpenEngine: func(ctx context.Context, dataDir string) (cli.Engine, error) {
 			return engine.Open(ctx, engine.Options{DataDir: dataDir, Registry: reg})
 		},
-	})
-	root.SetArgs(c.args)
-	if err := root.ExecuteContext(ctx); err != nil {
-		return cli.ExitCode(err)
-	}
-	return 0
+	}, c.args)
 }
 
 // Main runs the eddy command and exits with its exit code.

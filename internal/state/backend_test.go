@@ -101,4 +101,19 @@ func TestPebbleCommitsWithBatch(t *testing.T) {
 	due, err := p.PopDue("op", 10, 0)
 	require.NoError(t, err)
 	require.Equal(t, []Timer{tm("k", "", 5)}, due)
+
+	// Timers popped in discarded writes come back, and fire again.
+	batch.Reset()
+	next, ok, err := p.NextTimer("op")
+	require.NoError(t, err)
+	require.True(t, ok)
+	require.Equal(t, tm("k", "", 5), next)
+	due, err = p.PopDue("op", 10, 0)
+	require.NoError(t, err)
+	require.Equal(t, []Timer{tm("k", "", 5)}, due)
+	// A timer in the past, below everything popped so far, still fires.
+	require.NoError(t, p.RegisterTimer("op", []byte("k"), "late", 1))
+	due, err = p.PopDue("op", 10, 0)
+	require.NoError(t, err)
+	require.Equal(t, []Timer{tm("k", "late", 1)}, due)
 }

@@ -4,6 +4,7 @@ import (
 	"encoding/binary"
 	"errors"
 	"fmt"
+	"math"
 
 	"github.com/eddy-sql/eddy/internal/store"
 )
@@ -20,6 +21,9 @@ type kv interface {
 	// at the start of the scan; fn may modify the store. ErrStop ends it.
 	// limit > 0 promises that fn stops after at most limit keys.
 	scan(lo, hi []byte, limit int, fn func(k, v []byte) error) error
+	// generation changes whenever writes are discarded (batch reset,
+	// snapshot restore), invalidating the engine's cached facts.
+	generation() uint64
 }
 
 // engine implements Backend on a kv. The value, list and map logic and the
@@ -29,6 +33,13 @@ type engine struct {
 	k   []byte // scratch for the key of the current operation
 	k2  []byte // scratch for a second key
 	val []byte // scratch for internal reads
+
+	// timerFloor holds, per namespace, a time such that no timer of the
+	// namespace is earlier. Due-timer scans start there instead of at the
+	// namespace's first key, so they do not wade through the tombstones
+	// of timers already fired. Valid while gen equals kv.generation().
+	timerFloor map[string]int64
+	gen        uint64
 }
 
 var _ Backend = (*engine)(nil)
@@ -297,6 +308,8 @@ func (e *engine) ClearNamespace(ns string) error {
 			return fmt.Errorf("state: clearing namespace %s: %w", ns, err)
 		}
 	}
+	e.checkGen()
+	e.setFloor(ns, math.MaxInt64)
 	return nil
 }
 

@@ -46,6 +46,7 @@ func (m *Memory) Restore(snapshot []byte) error {
 		return errors.New("state: restoring: not a memory snapshot")
 	}
 	fresh := newMemKV()
+	fresh.gen = m.m.gen + 1
 	b := snapshot[1:]
 	for len(b) > 0 {
 		var kv [2][]byte
@@ -68,6 +69,7 @@ func (m *Memory) Restore(snapshot []byte) error {
 // memKV is an ordered map on a skiplist. Stored slices are never modified
 // in place (set stores a new copy), so scans can hand them out safely.
 type memKV struct {
+	gen   uint64 // incremented by Restore
 	head  memNode
 	level int
 	n     int
@@ -114,6 +116,8 @@ func (m *memKV) randomLevel() int {
 	}
 	return l
 }
+
+func (m *memKV) generation() uint64 { return m.gen }
 
 func (m *memKV) appendGet(dst, key []byte) ([]byte, bool, error) {
 	n := m.seek(key)

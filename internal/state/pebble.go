@@ -31,3 +31,5 @@ func (p pebbleKV) delRange(lo, hi []byte) error { return p.b.DeleteRange(lo, hi)
 func (p pebbleKV) scan(lo, hi []byte, _ int, fn func(k, v []byte) error) error {
 	return p.b.ScanRange(lo, hi, fn)
 }
+
+func (p pebbleKV) generation() uint64 { return p.b.Discards() }

@@ -15,7 +15,36 @@ func (e *engine) RegisterTimer(ns string, key []byte, name string, t int64) erro
 	if err := e.registerTimer(ns, key, name, t); err != nil {
 		return fmt.Errorf("state: registering timer %q in %s: %w", name, ns, err)
 	}
+	e.checkGen()
+	if f, ok := e.timerFloor[ns]; ok && t < f {
+		e.timerFloor[ns] = t
+	}
 	return nil
+}
+
+// checkGen forgets the timer floors when the kv discarded writes: popped
+// timers may have come back.
+func (e *engine) checkGen() {
+	if g := e.kv.generation(); g != e.gen {
+		e.gen = g
+		clear(e.timerFloor)
+	}
+}
+
+// floor returns the timer floor of ns: no timer of ns is earlier.
+func (e *engine) floor(ns string) int64 {
+	e.checkGen()
+	if f, ok := e.timerFloor[ns]; ok {
+		return f
+	}
+	return math.MinInt64
+}
+
+func (e *engine) setFloor(ns string, t int64) {
+	if e.timerFloor == nil {
+		e.timerFloor = make(map[string]int64)
+	}
+	e.timerFloor[ns] = t
 }
 
 func (e *engine) registerTimer(ns string, key []byte, name string, t int64) error {
@@ -148,9 +177,14 @@ func (e *engine) Timers(ns string, key []byte) ([]Timer, error) {
 // NextTimer implements Backend.
 func (e *engine) NextTimer(ns string) (Timer, bool, error) {
 	timers, err := e.dueTimers(ns, math.MaxInt64, 1)
-	if err != nil || len(timers) == 0 {
+	if err != nil {
 		return Timer{}, false, err
 	}
+	if len(timers) == 0 {
+		e.setFloor(ns, math.MaxInt64)
+		return Timer{}, false, nil
+	}
+	e.setFloor(ns, timers[0].Time)
 	return timers[0], true, nil
 }
 
@@ -159,6 +193,15 @@ func (e *engine) PopDue(ns string, upTo int64, limit int) ([]Timer, error) {
 	timers, err := e.dueTimers(ns, upTo, limit)
 	if err != nil {
 		return nil, err
+	}
+	switch {
+	case limit > 0 && len(timers) == limit:
+		// More timers at the last time may remain.
+		e.setFloor(ns, timers[len(timers)-1].Time)
+	case upTo == math.MaxInt64:
+		e.setFloor(ns, math.MaxInt64)
+	default:
+		e.setFloor(ns, max(e.floor(ns), upTo+1))
 	}
 	for _, tm := range timers {
 		e.k = appendTimerByTime(e.k[:0], ns, tm.Time, tm.Key, tm.Name)
@@ -181,16 +224,21 @@ func (e *engine) PopDue(ns string, upTo int64, limit int) ([]Timer, error) {
 // dueTimers returns the first timers of ns with time <= upTo in firing
 // order, at most limit (<= 0: all).
 func (e *engine) dueTimers(ns string, upTo int64, limit int) ([]Timer, error) {
-	lo := append(appendTimerNS(nil, ns), timerByTime)
+	floor := e.floor(ns)
+	if floor > upTo {
+		return nil, nil
+	}
+	prefix := append(appendTimerNS(nil, ns), timerByTime)
 	var hi []byte
 	if upTo == math.MaxInt64 {
-		hi = store.PrefixEnd(lo)
+		hi = store.PrefixEnd(prefix)
 	} else {
-		hi = store.AppendInt64(append([]byte(nil), lo...), upTo+1)
+		hi = store.AppendInt64(slices.Clip(prefix), upTo+1)
 	}
+	lo := store.AppendInt64(slices.Clip(prefix), floor)
 	var out []Timer
 	err := e.scanLimit(lo, hi, max(limit, 0), func(k, _ []byte) error {
-		tm, err := decodeTimerByTime(k[len(lo):])
+		tm, err := decodeTimerByTime(k[len(prefix):])
 		if err != nil {
 			return err
 		}

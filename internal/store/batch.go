@@ -18,10 +18,16 @@ var errBatchFailed = errors.New("store: batch unusable after a failed commit; Re
 // A Batch is not safe for concurrent use. Commit resets it for reuse; Close
 // it when it is no longer needed.
 type Batch struct {
-	db     *DB
-	b      *pebble.Batch
-	failed bool
+	db       *DB
+	b        *pebble.Batch
+	failed   bool
+	discards uint64
 }
+
+// Discards counts the calls to Reset, which throw away uncommitted writes
+// (a commit resetting the batch does not count). Readers that cache facts
+// about the batch's contents compare it to know when to forget them.
+func (b *Batch) Discards() uint64 { return b.discards }
 
 // Pebble returns the underlying indexed batch, e.g. for SetDeferred. It is
 // replaced by Reset after a failed commit, so do not keep it.
@@ -177,6 +183,7 @@ func (b *Batch) StartCommit(sync bool) (finish func() error, err error) {
 // Reset discards every uncommitted write and makes the batch usable again,
 // also after a failed commit.
 func (b *Batch) Reset() {
+	b.discards++
 	if b.failed {
 		// Pebble detaches a batch from its DB when its commit fails; start a
 		// fresh one rather than reuse it.
