@@ -13,6 +13,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/cockroachdb/pebble/v2"
+
 	"github.com/eddy-sql/eddy/examples"
 	"github.com/eddy-sql/eddy/ptf"
 	"github.com/eddy-sql/eddy/types"
@@ -137,6 +139,27 @@ var expected = sync.OnceValues(func() (map[int32]string, int) {
 	return status, len(out)
 })
 
+// logMix logs (with -v) the event mix and the expected output once.
+var logMix sync.Once
+
+func logPipelineMix(b *testing.B) {
+	if !testing.Verbose() {
+		return
+	}
+	logMix.Do(func() {
+		events, _ := pipelineData()
+		want, changes := expected()
+		mix := map[string]int{}
+		ids := map[int32]bool{}
+		for _, ev := range events {
+			mix[ev.typ]++
+			ids[ev.id] = true
+		}
+		b.Logf("%d events over %d order ids: PLACED %d, FULFILLED %d, SHIPPED %d, DELIVERED %d, CANCELED %d; %d changes, %d live orders",
+			len(events), len(ids), mix["PLACED"], mix["FULFILLED"], mix["SHIPPED"], mix["DELIVERED"], mix["CANCELED"], changes, len(want))
+	})
+}
+
 // meter measures the wall time, the CPU time of the whole process (user +
 // system, all goroutines: source, keyed task, Pebble, GC) and the
 // allocations of the measured sections of a benchmark.
@@ -213,6 +236,7 @@ func (m *meter) report(b *testing.B) {
 func BenchmarkPipelineEngine(b *testing.B) {
 	events, stmts := pipelineData()
 	want, wantChanges := expected()
+	logPipelineMix(b)
 	ctx := context.Background()
 	var m meter
 	b.ReportAllocs()
@@ -247,6 +271,7 @@ func BenchmarkPipelineEngine(b *testing.B) {
 		}
 		settle(b, e)
 
+		lsm0 := e.db.Pebble().Metrics()
 		m.begin(b)
 		pprof.Do(ctx, pprof.Labels("phase", "pipeline"), func(ctx context.Context) {
 			mustExec(b, e, `CREATE TABLE order_status (PRIMARY KEY (order_id) NOT ENFORCED)
@@ -255,6 +280,7 @@ SELECT order_id, status FROM OrderStatusTracker(input => TABLE order_events PART
 			mustExec(b, e, "SHOW TABLES") // syncs: waits until the job committed everything
 		})
 		m.end(b)
+		logLSM(b, lsm0, e.db.Pebble().Metrics())
 
 		// The sink log holds exactly the changelog of the hand loop ...
 		if got := e.totalRecords() - int64(len(events)); got != int64(wantChanges) {
@@ -289,6 +315,27 @@ func BenchmarkPipelineHandLoop(b *testing.B) {
 		}
 	}
 	m.report(b)
+}
+
+// logLSM logs (with -v) what the measured section cost Pebble: WAL bytes,
+// memtable flushes and compactions (which run on their own goroutines, in
+// parallel with the job).
+func logLSM(b *testing.B, before, after *pebble.Metrics) {
+	if !testing.Verbose() {
+		return
+	}
+	var flushed, compacted [2]uint64
+	for i, m := range []*pebble.Metrics{before, after} {
+		for l := range m.Levels {
+			flushed[i] += m.Levels[l].TableBytesFlushed
+			compacted[i] += m.Levels[l].TableBytesCompacted
+		}
+	}
+	const mib = 1 << 20
+	b.Logf("pebble during the pipeline: WAL %.1f MiB, %d flushes writing %.1f MiB, %d compactions writing %.1f MiB",
+		float64(after.WAL.BytesWritten-before.WAL.BytesWritten)/mib,
+		after.Flush.Count-before.Flush.Count, float64(flushed[1]-flushed[0])/mib,
+		after.Compact.Count-before.Compact.Count, float64(compacted[1]-compacted[0])/mib)
 }
 
 // settle flushes the loaded events out of the memtable and compacts them to

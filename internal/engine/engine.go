@@ -19,7 +19,6 @@ import (
 	"github.com/eddy-sql/eddy/internal/sql/parser"
 	"github.com/eddy-sql/eddy/internal/sql/plan"
 	"github.com/eddy-sql/eddy/internal/sqlerr"
-	"github.com/eddy-sql/eddy/internal/state"
 	"github.com/eddy-sql/eddy/internal/store"
 	"github.com/eddy-sql/eddy/ptf"
 )
@@ -116,14 +115,11 @@ func (e *Engine) Close() error {
 	// Jobs of an embedded session end with it; their state goes too (the
 	// statements of a server are durable instead).
 	b := e.db.NewBatch()
-	kv := state.NewPebble(b)
 	for _, j := range jobs {
 		if err := j.Wait(); err != nil && !errors.Is(err, context.Canceled) {
 			errs = append(errs, err)
 		}
-		for _, ns := range j.Namespaces() {
-			errs = append(errs, kv.ClearNamespace(ns))
-		}
+		errs = append(errs, j.DeleteState(b))
 	}
 	errs = append(errs, b.Commit(false), e.db.Close())
 	return errors.Join(errs...)

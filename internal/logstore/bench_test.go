@@ -102,21 +102,20 @@ func BenchmarkReader(b *testing.B) {
 			}
 		}
 	})
-	b.Run("merged", func(b *testing.B) {
-		// Two inputs interleaved record by record.
-		if err := s.CreateLog("m", 2); err != nil {
-			b.Fatal(err)
-		}
-		for i := range total {
-			w.Append("m", i%2, binary.BigEndian.AppendUint64(nil, uint64(i)), value)
-			if w.Len() == benchRecords {
-				if err := s.Commit(w, batch, false); err != nil {
-					b.Fatal(err)
-				}
+	// Two inputs interleaved record by record.
+	if err := s.CreateLog("m", 2); err != nil {
+		b.Fatal(err)
+	}
+	for i := range total {
+		w.Append("m", i%2, binary.BigEndian.AppendUint64(nil, uint64(i)), value)
+		if w.Len() == benchRecords {
+			if err := s.Commit(w, batch, false); err != nil {
+				b.Fatal(err)
 			}
 		}
+	}
+	b.Run("merged", func(b *testing.B) {
 		b.ReportAllocs()
-		b.ResetTimer()
 		var m *MergedReader
 		for b.Loop() {
 			if m == nil {

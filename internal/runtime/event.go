@@ -3,6 +3,7 @@ package runtime
 import (
 	"sync"
 
+	"github.com/eddy-sql/eddy/internal/logstore"
 	"github.com/eddy-sql/eddy/types"
 )
 
@@ -31,8 +32,11 @@ type event struct {
 // commits everything in one batch and closes done. Every subtask waits for
 // done before it goes on (aligned checkpoint).
 type barrier struct {
-	mu      sync.Mutex
-	arrived int
+	// positions are the source's next offsets when it injected the
+	// barrier: everything before them is covered by this checkpoint.
+	positions []logstore.Position
+	mu        sync.Mutex
+	arrived   int
 	// done is closed after the checkpoint committed; err is set before.
 	done chan struct{}
 	err  error

@@ -40,6 +40,9 @@ type Options struct {
 	// CheckpointRecords forces a checkpoint after that many input records,
 	// bounding the size of the pending batches. Default: 100000.
 	CheckpointRecords int
+	// Resume starts the sources at the positions of the job's last
+	// committed checkpoint (state and timers are found under the same ID).
+	Resume bool
 	// ResultBuffer is the capacity of the result channel of collect sinks.
 	// Default: 1024.
 	ResultBuffer int
@@ -409,7 +412,7 @@ func (st *subtask) checkpoint(ctx context.Context, b *barrier) error {
 	b.mu.Unlock()
 	if last {
 		if b.err == nil {
-			b.err = st.job.commit()
+			b.err = st.job.commit(b.positions)
 		}
 		close(b.done)
 	}
@@ -439,7 +442,7 @@ func (st *subtask) flush() error {
 
 // commit merges the subtasks' batches into the first and commits it with
 // the sink output. Every subtask is blocked in checkpoint meanwhile.
-func (j *Job) commit() error {
+func (j *Job) commit(positions []logstore.Position) error {
 	if j.opts.Bounded && j.graph.Sink.Kind == jobgraph.CollectSink {
 		// A snapshot query keeps no state once it has printed.
 		for _, st := range j.subtasks {
@@ -456,6 +459,9 @@ func (j *Job) commit() error {
 			return fmt.Errorf("checkpoint: merging subtask state: %w", err)
 		}
 		st.batch.Reset()
+	}
+	if err := j.savePositions(first, positions); err != nil {
+		return err
 	}
 	j.writerMu.Lock()
 	defer j.writerMu.Unlock()

@@ -51,6 +51,17 @@ func newSource(j *Job) (*source, error) {
 			}
 		}
 	}
+	if j.opts.Resume {
+		saved, err := j.loadPositions()
+		if err != nil {
+			return nil, err
+		}
+		for i := range s.pos {
+			if off, ok := saved[posKey(s.pos[i].Log, s.pos[i].Partition)]; ok {
+				s.pos[i].Offset = off
+			}
+		}
+	}
 	r, err := j.env.Logs.NewMergedReader(s.pos)
 	if err != nil {
 		return nil, fmt.Errorf("opening inputs: %w", err)
@@ -114,6 +125,7 @@ func (s *source) add(ctx context.Context, ev event) error {
 }
 
 func (s *source) barrier(ctx context.Context, b *barrier) error {
+	b.positions = s.reader.Positions()
 	if err := s.add(ctx, event{kind: evBarrier, barrier: b}); err != nil {
 		return err
 	}
@@ -153,7 +165,9 @@ func (s *source) run(ctx context.Context) error {
 					return err
 				}
 			}
-			if err := s.add(ctx, event{kind: evEnd, barrier: s.job.newBarrier()}); err != nil {
+			end := s.job.newBarrier()
+			end.positions = s.reader.Positions()
+			if err := s.add(ctx, event{kind: evEnd, barrier: end}); err != nil {
 				return err
 			}
 			return s.send(ctx)

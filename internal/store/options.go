@@ -12,11 +12,11 @@ import (
 )
 
 // Options configures Open. The zero value is valid: EnsureDefaults fills in
-// every unset field.
+// every unset field. The plain fields load from YAML (the server config).
 type Options struct {
 	// Logger receives Pebble's own log lines (Info at Debug level, errors at
 	// Error level). Default: a logger that discards everything.
-	Logger *slog.Logger
+	Logger *slog.Logger `yaml:"-"`
 
 	// CacheSize is the size in bytes of the block cache shared by all reads.
 	// Pebble charges the memtables (the active one, the queued ones and
@@ -24,36 +24,36 @@ type Options struct {
 	// above MemTableSize: with CacheSize 64 MiB and two 32 MiB memtables no
 	// block is cached at all. Memory is only taken as blocks are read.
 	// Default: 256 MiB.
-	CacheSize int64
+	CacheSize int64 `yaml:"cache_size"`
 
 	// MemTableSize is the size in bytes of one memtable. Larger memtables
 	// absorb write bursts and turn overwrites of hot state keys into one
 	// flushed entry. Default: 32 MiB.
-	MemTableSize uint64
+	MemTableSize uint64 `yaml:"memtable_size"`
 
 	// MemTableStopWritesThreshold is the number of queued memtables at which
 	// writes stall. Default: 4.
-	MemTableStopWritesThreshold int
+	MemTableStopWritesThreshold int `yaml:"memtable_stop_writes_threshold"`
 
 	// L0StopWritesThreshold is the L0 read amplification at which writes
 	// stall. Streaming writes come in bursts (catch-up after a restart, a
 	// bounded script), so the default is far above Pebble's 12. Default: 36.
-	L0StopWritesThreshold int
+	L0StopWritesThreshold int `yaml:"l0_stop_writes_threshold"`
 
 	// MaxConcurrentCompactions is the upper bound of concurrent compactions.
 	// Default: half the CPUs, at least 2 and at most 4.
-	MaxConcurrentCompactions int
+	MaxConcurrentCompactions int `yaml:"max_concurrent_compactions"`
 
 	// FS is the file system the store lives on. Tests pass a crashable
 	// in-memory file system (vfs.NewCrashableMem) to simulate crashes.
 	// Default: the OS file system, or a fresh in-memory one when Open is
 	// given an empty directory.
-	FS vfs.FS
+	FS vfs.FS `yaml:"-"`
 
 	// BloomBitsPerKey is the bits per key of the bloom filters on every
 	// level; they make point reads of absent state keys cheap. 0 means the
 	// default; a negative value disables filters. Default: 10.
-	BloomBitsPerKey int
+	BloomBitsPerKey int `yaml:"bloom_bits_per_key"`
 }
 
 // EnsureDefaults fills in the default of every unset field.

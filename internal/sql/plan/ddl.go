@@ -64,6 +64,15 @@ func (p *Planner) addColumns(t *catalog.Table, ct *ast.CreateTable) error {
 	for _, c := range t.Columns {
 		seen[c.Name] = true
 	}
+	// Computed columns may use every physical column, declared before or
+	// after them, as in Flink.
+	phys := t.PhysicalSchema().Fields
+	for _, c := range ct.Columns {
+		if c.Kind == ast.PhysicalColumn {
+			phys = append(phys, types.Field{Name: c.Name.Name, Type: c.Type.Type})
+		}
+	}
+	physScope := scopeOf(types.NewSchema(phys...), t.Name)
 	for _, c := range ct.Columns {
 		if seen[c.Name.Name] {
 			return errAt(c.Pos(), sqlerr.DuplicateObject, "Column '%s' is declared twice", c.Name.Name)
@@ -92,7 +101,7 @@ func (p *Planner) addColumns(t *catalog.Table, ct *ast.CreateTable) error {
 			}
 			col.Kind, col.Type, col.Virtual = catalog.Metadata, catalog.Type{Type: c.Type.Type}, c.Virtual
 		case ast.ComputedColumn:
-			x, err := bindExpr(c.Expr, scopeOf(t.PhysicalSchema(), t.Name))
+			x, err := bindExpr(c.Expr, physScope)
 			if err != nil {
 				return err
 			}

@@ -1,0 +1,73 @@
+package runtime
+
+import (
+	"encoding/json"
+	"fmt"
+	"strconv"
+
+	"github.com/eddy-sql/eddy/internal/logstore"
+	"github.com/eddy-sql/eddy/internal/state"
+	"github.com/eddy-sql/eddy/internal/store"
+)
+
+// checkpointKey is where a job's committed source positions live.
+func (j *Job) checkpointKey() []byte {
+	return append([]byte{store.PrefixCheckpoint}, "positions/"+j.opts.ID...)
+}
+
+func posKey(log string, partition int) string { return log + "/" + strconv.Itoa(partition) }
+
+// savePositions writes the source positions into the checkpoint batch, so
+// they commit atomically with state and sink output.
+func (j *Job) savePositions(b *store.Batch, positions []logstore.Position) error {
+	if positions == nil {
+		return nil
+	}
+	m := make(map[string]int64, len(positions))
+	for _, p := range positions {
+		m[posKey(p.Log, p.Partition)] = p.Offset
+	}
+	v, err := json.Marshal(m)
+	if err != nil {
+		return fmt.Errorf("checkpoint: encoding positions: %w", err)
+	}
+	if err := b.Set(j.checkpointKey(), v); err != nil {
+		return fmt.Errorf("checkpoint: writing positions: %w", err)
+	}
+	return nil
+}
+
+// loadPositions reads the positions of the job's last checkpoint.
+func (j *Job) loadPositions() (map[string]int64, error) {
+	v, ok, err := j.env.DB.Get(j.checkpointKey())
+	if err != nil {
+		return nil, fmt.Errorf("reading checkpoint of job %s: %w", j.opts.ID, err)
+	}
+	m := map[string]int64{}
+	if !ok {
+		return m, nil
+	}
+	if err := json.Unmarshal(v, &m); err != nil {
+		return nil, fmt.Errorf("decoding checkpoint of job %s: %w", j.opts.ID, err)
+	}
+	return m, nil
+}
+
+// CommittedPositions returns the source offsets of the job's last
+// checkpoint, by "log/partition".
+func (j *Job) CommittedPositions() (map[string]int64, error) { return j.loadPositions() }
+
+// DeleteState removes everything the job persisted (state, timers and
+// checkpointed positions) through b. The job must have stopped.
+func (j *Job) DeleteState(b *store.Batch) error {
+	kv := state.NewPebble(b)
+	for _, ns := range j.Namespaces() {
+		if err := kv.ClearNamespace(ns); err != nil {
+			return fmt.Errorf("deleting state of job %s: %w", j.opts.ID, err)
+		}
+	}
+	if err := b.Delete(j.checkpointKey()); err != nil {
+		return fmt.Errorf("deleting checkpoint of job %s: %w", j.opts.ID, err)
+	}
+	return nil
+}
