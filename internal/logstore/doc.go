@@ -56,8 +56,11 @@
 // publishes the done commits at the head of the queue: their end offsets
 // become readable all at once and in sequence order, and each touched log's
 // notification channel is closed (and replaced) to wake its waiting readers.
-// Readers take mu only to read end offsets, and read records from Pebble
-// below those ends without any lock. No lock is held while a reader waits.
+// A commit that is done before an earlier one waits on a condition variable
+// (on mu) until that one publishes it, so Commit returns only once its
+// records are readable. Readers take mu only to read end offsets, and read
+// records from Pebble below those ends without any lock. No lock is held
+// while a reader waits.
 //
 // If a WAL sync fails, the store stops publishing and every later Commit
 // fails: the records were applied but may not be durable.

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"math/rand/v2"
 	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -87,6 +88,7 @@ func TestConcurrentCommitsAndReaders(t *testing.T) {
 	require.NoError(t, s.CreateLog("b", 2))
 
 	const writers, commits = 4, 60
+	var acked atomic.Int64
 	var wg sync.WaitGroup
 	for wi := range writers {
 		wg.Go(func() {
@@ -105,6 +107,18 @@ func TestConcurrentCommitsAndReaders(t *testing.T) {
 				}
 				if err := s.Commit(w, b, c%3 == 0); err != nil {
 					t.Error(err)
+					return
+				}
+				// A returned commit is readable, and so is every commit
+				// acknowledged before it.
+				n := acked.Add(1)
+				ends, err := s.EndOffsets("b")
+				if err != nil {
+					t.Error(err)
+					return
+				}
+				if sum := ends[0] + ends[1]; sum < n {
+					t.Errorf("%d commits acknowledged, only %d readable", n, sum)
 					return
 				}
 			}

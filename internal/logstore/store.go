@@ -55,6 +55,9 @@ type Store struct {
 	pending []*pendingCommit     // guarded by mu; applied commits in sequence order
 	pubRun  uint64               // guarded by mu; numbers publish runs
 	failed  error                // guarded by mu; sticky
+	// published is signalled (with mu) when commits are published or the
+	// store fails; Commit waits on it for earlier commits to publish.
+	published sync.Cond
 }
 
 // logState is the in-memory state of one log.
@@ -74,9 +77,10 @@ type logState struct {
 // pendingCommit is a commit applied to Pebble whose records are not yet
 // readable.
 type pendingCommit struct {
-	updates  []endUpdate
-	firstSeq uint64
-	done     bool // guarded by Store.mu
+	updates   []endUpdate
+	firstSeq  uint64
+	done      bool // guarded by Store.mu: applied and synced
+	published bool // guarded by Store.mu: readable
 }
 
 type endUpdate struct {
@@ -88,6 +92,7 @@ type endUpdate struct {
 // New loads the logs, their next offsets and the next sequence number of db.
 func New(db *store.DB) (*Store, error) {
 	s := &Store{db: db, logs: make(map[string]*logState)}
+	s.published.L = &s.mu
 	if err := s.load(); err != nil {
 		return nil, fmt.Errorf("logstore: loading: %w", err)
 	}

@@ -111,6 +111,7 @@ func (p *Planner) PlanInsert(t *catalog.Table, cols []*ast.Ident, q ast.Query, p
 		return nil, err
 	}
 	p.required = requiredFor(t)
+	p.allowLimit = false
 	job := &jobgraph.Job{Parallelism: 1}
 	f, err := p.planQuery(q, job)
 	if err != nil {

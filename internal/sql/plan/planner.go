@@ -31,6 +31,9 @@ type Planner struct {
 	Session  *Session
 
 	required ptf.ChangelogMode
+	// allowLimit is set while the next SELECT planned is the outermost
+	// one of a query whose rows go to the client.
+	allowLimit bool
 }
 
 // QueryPlan is a planned query or insert.

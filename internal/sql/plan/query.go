@@ -45,6 +45,7 @@ func (f *frag) normalize() {
 // PlanSelect plans a query whose rows go back to the client.
 func (p *Planner) PlanSelect(q ast.Query) (*QueryPlan, error) {
 	p.required = ptf.Retract()
+	p.allowLimit = true
 	job := &jobgraph.Job{Parallelism: 1}
 	f, err := p.planQuery(q, job)
 	if err != nil {
@@ -73,6 +74,10 @@ func (p *Planner) planQuery(q ast.Query, job *jobgraph.Job) (*frag, error) {
 }
 
 func (p *Planner) planSelect(s *ast.Select, job *jobgraph.Job) (*frag, error) {
+	// Only the outermost SELECT of a query sent to the client may have a
+	// LIMIT: the job applies it to the rows the client receives.
+	allowLimit := p.allowLimit
+	p.allowLimit = false
 	switch {
 	case s.From == nil:
 		return nil, errAt(s.Pos(), sqlerr.Unsupported, "SELECT without FROM is not supported yet").
@@ -115,17 +120,35 @@ func (p *Planner) planSelect(s *ast.Select, job *jobgraph.Job) (*frag, error) {
 		f.addCalc(calc)
 	}
 	if s.Limit != nil {
+		if !allowLimit {
+			return nil, errAt(s.Limit.Pos(), sqlerr.Unsupported, "LIMIT is supported only on the outermost SELECT of a query that returns rows yet, not in subqueries, table arguments or INSERT").
+				WithHint("filter the rows with WHERE instead")
+		}
 		v, err := bindExpr(s.Limit, &scope{})
 		if err == nil && v.Type().IsInteger() {
 			var lv types.Value
 			if lv, err = v.Eval(nil); err == nil && lv.Int() >= 0 {
-				job.Limit = int(lv.Int())
-				return f, nil
+				return f, limit(f, job, lv.Int())
 			}
 		}
 		return nil, errAt(s.Limit.Pos(), sqlerr.InvalidArgument, "LIMIT needs a non-negative integer literal")
 	}
 	return f, nil
+}
+
+// limit stops the result after n rows. The job's Limit of 0 means no
+// limit, so LIMIT 0 filters every row out instead.
+func limit(f *frag, job *jobgraph.Job, n int64) error {
+	if n > 0 {
+		job.Limit = int(n)
+		return nil
+	}
+	none, err := expr.Lit(types.NewBool(false), types.Boolean.NonNull())
+	if err != nil {
+		return err
+	}
+	f.addCalc(jobgraph.Calc{Filter: none})
+	return nil
 }
 
 // project binds the select list; calc.Project stays nil for an identity.
