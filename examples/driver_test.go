@@ -79,11 +79,11 @@ func (d *driver) run(t *testing.T, td *datadriven.TestData) string {
 		} else {
 			err = d.h.Watermark(at)
 		}
-		return d.fired(before) + d.output(err)
+		return orNone(d.fired(before) + d.output(err))
 	case "end":
 		before := len(d.h.Fired())
 		err := d.h.End()
-		return d.fired(before) + d.output(err)
+		return orNone(d.fired(before) + d.output(err))
 	case "advance":
 		by, err := time.ParseDuration(argString(t, td, "by"))
 		if err != nil {

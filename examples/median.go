@@ -34,11 +34,12 @@ var Median = &ptf.Definition{
 		st := trailingTemps.Get(ctx)
 		t := in.Row.Get("temperature")
 		if t.IsNull() {
-			return errors.New("Median: the temperature is NULL")
+			return errors.New("the temperature is NULL")
 		}
-		n := int(ctx.Arg("numTrailing").Int())
-		if ctx.Arg("numTrailing").IsNull() || n < 1 {
-			return fmt.Errorf("Median: numTrailing must be at least 1, got %s", ctx.Arg("numTrailing"))
+		numTrailing := ctx.Arg("numTrailing")
+		n := int(numTrailing.Int())
+		if numTrailing.IsNull() || n < 1 {
+			return fmt.Errorf("numTrailing must be at least 1, got %s", numTrailing)
 		}
 		st.Temps = append(st.Temps, t.Float())
 		if over := len(st.Temps) - n; over > 0 {

@@ -147,6 +147,9 @@ func (e *Engine) createFunction(s *ast.CreateFunction) (*cli.Result, error) {
 	case 3:
 		cat, db = parts[0], parts[1]
 	}
+	if err := e.checkDatabase(cat, db, s.Name.Pos()); err != nil {
+		return nil, err
+	}
 	f := &catalog.Function{Catalog: cat, Database: db, Name: s.Name.Last().Name, ID: id, Temporary: s.Temporary}
 	if err := e.cat.CreateFunction(f); err != nil {
 		if errors.Is(err, catalog.ErrExists) {
@@ -159,6 +162,20 @@ func (e *Engine) createFunction(s *ast.CreateFunction) (*cli.Result, error) {
 		return nil, err
 	}
 	return ok()
+}
+
+// checkDatabase returns a positioned error unless catalog cat has database
+// db.
+func (e *Engine) checkDatabase(cat, db string, pos sqlerr.Pos) error {
+	if !e.cat.HasCatalog(cat) {
+		return sqlerr.Newf(sqlerr.UnknownCatalog, "Catalog '%s' does not exist", cat).At(pos).
+			WithHint("create it with CREATE CATALOG %s, or see SHOW CATALOGS", cat)
+	}
+	if !e.cat.HasDatabase(cat, db) {
+		return sqlerr.Newf(sqlerr.UnknownDatabase, "Database '%s' does not exist in catalog '%s'", db, cat).At(pos).
+			WithHint("create it with CREATE DATABASE %s.%s, or see SHOW DATABASES", cat, db)
+	}
+	return nil
 }
 
 // suggestID returns the registered id that a CREATE FUNCTION ... USING JAR

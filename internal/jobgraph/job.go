@@ -104,6 +104,11 @@ type PTFTable struct {
 	// Delivered is the changelog mode delivered to the function.
 	Delivered ptf.ChangelogMode
 	Schema    *types.Schema
+	// ArgSchema and ArgCast are set for typed table arguments: the row
+	// passed to Eval is cast column by column (by position) to the
+	// declared ROW type, whose field names it then carries.
+	ArgSchema *types.Schema
+	ArgCast   []expr.Expr
 }
 
 // PTF is a process table function call.

@@ -321,6 +321,11 @@ func (j *Job) Sync(ctx context.Context) error {
 
 // run is the loop of one keyed subtask.
 func (st *subtask) run(ctx context.Context) error {
+	if st.ptf != nil && len(st.job.graph.PTF.Tables) == 0 && !st.job.opts.Resume {
+		if err := st.ptf.evalOnce(); err != nil {
+			return err
+		}
+	}
 	for batch := range st.ch {
 		for i := range batch {
 			ev := &batch[i]

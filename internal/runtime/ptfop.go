@@ -156,7 +156,28 @@ func (op *ptfOp) processRow(input int, row *types.Row) error {
 	}
 	op.enterKey()
 	in := ptf.Input{Arg: t.Arg, Row: ptf.Row{Kind: row.Kind, Values: row.Values, Schema: t.Schema}}
+	if t.ArgCast != nil {
+		vals := make([]types.Value, len(t.ArgCast))
+		for i, c := range t.ArgCast {
+			v, err := c.Eval(row.Values)
+			if err != nil {
+				return fmt.Errorf("process table function %s: casting argument '%s': %w", op.spec.Name, t.Arg, err)
+			}
+			vals[i] = v
+		}
+		in.Row = ptf.Row{Kind: row.Kind, Values: vals, Schema: t.ArgSchema}
+	}
 	return op.call(func() error { return op.def.Eval(op.ctx, in) })
+}
+
+// evalOnce calls Eval once for a function without table arguments, as
+// Flink plans such a call over one empty row.
+func (op *ptfOp) evalOnce() error {
+	op.keyVals = op.keyVals[:0]
+	op.keyBuf = types.AppendRow(op.keyBuf[:0], types.Row{})
+	op.curTable, op.curRow, op.curTimer, op.hasTime = 0, &types.Row{}, nil, false
+	op.enterKey()
+	return op.call(func() error { return op.def.Eval(op.ctx, ptf.Input{Row: ptf.Row{Schema: types.NewSchema()}}) })
 }
 
 // enterKey makes the key in keyBuf/keyVals current.

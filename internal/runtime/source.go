@@ -15,7 +15,7 @@ import (
 type source struct {
 	job     *Job
 	inputs  []jobgraph.Input
-	reader  *logstore.MergedReader
+	reader  inputReader
 	pos     []logstore.Position
 	inputOf map[string]int // log -> input index
 	// targets bounds a snapshot: the end offsets when it started.
@@ -61,6 +61,10 @@ func newSource(j *Job) (*source, error) {
 				s.pos[i].Offset = off
 			}
 		}
+	}
+	if len(s.pos) == 0 {
+		s.reader = noInput{} // a function without table arguments
+		return s, nil
 	}
 	r, err := j.env.Logs.NewMergedReader(s.pos)
 	if err != nil {
@@ -270,4 +274,22 @@ func (s *source) record(ctx context.Context, rec logstore.Record) error {
 		return s.add(ctx, event{kind: evWatermark, input: i, wm: min})
 	}
 	return nil
+}
+
+// inputReader is what the source reads from: a merged reader over log
+// partitions, or noInput.
+type inputReader interface {
+	Next() (logstore.Record, bool, error)
+	Positions() []logstore.Position
+	Wait(ctx context.Context) error
+}
+
+// noInput is the input of a job without tables: always at its end.
+type noInput struct{}
+
+func (noInput) Next() (logstore.Record, bool, error) { return logstore.Record{}, false, nil }
+func (noInput) Positions() []logstore.Position       { return nil }
+func (noInput) Wait(ctx context.Context) error {
+	<-ctx.Done()
+	return ctx.Err()
 }

@@ -2,6 +2,7 @@ package ptftest
 
 import (
 	"fmt"
+	"reflect"
 	"strings"
 	"time"
 
@@ -255,18 +256,39 @@ func (h *Harness) Fired() []Timer { return h.fired }
 // State returns the value of a value-state entry for a key (a *T), and
 // whether the key has one.
 func (h *Harness) State(e ptf.StateEntry, key ...types.Value) (any, bool, error) {
+	if err := checkValueEntry(e); err != nil {
+		return nil, false, err
+	}
 	return h.host.ValueState(e, key...)
 }
 
 // SetState sets the value of a value-state entry for a key; v must be a
 // *T of the entry's type.
 func (h *Harness) SetState(e ptf.StateEntry, v any, key ...types.Value) error {
+	if err := checkValueEntry(e); err != nil {
+		return err
+	}
+	if want := reflect.TypeOf(e.NewState()); reflect.TypeOf(v) != want || reflect.ValueOf(v).IsNil() {
+		return fmt.Errorf("state entry '%s' holds a %s, got %T(%v); use ClearState to remove it", e.StateName(), want, v, v)
+	}
 	return h.host.SetValueState(e, v, key...)
 }
 
 // ClearState removes a value-state entry of a key.
 func (h *Harness) ClearState(e ptf.StateEntry, key ...types.Value) error {
+	if err := checkValueEntry(e); err != nil {
+		return err
+	}
 	return h.host.ClearValueState(e, key...)
+}
+
+// checkValueEntry refuses list and map views, which have no whole value to
+// read or set.
+func checkValueEntry(e ptf.StateEntry) error {
+	if e == nil || e.StateKind() != ptf.ValueStateKind {
+		return fmt.Errorf("State, SetState and ClearState take value-state entries (ptf.NewValue), not %T", e)
+	}
+	return nil
 }
 
 // Snapshot checkpoints the function's state and timers.

@@ -199,6 +199,27 @@ func bindExpr(e ast.Expr, sc *scope) (expr.Expr, error) {
 			return nil, positioned(err, n.Pos(), sqlerr.UnknownFunction)
 		}
 		return r, nil
+	case *ast.RowExpr:
+		fields, err := bindList(n.Values, sc)
+		if err != nil {
+			return nil, err
+		}
+		r, err := expr.Row(fields, nil)
+		return r, positioned(err, n.Pos(), sqlerr.TypeMismatch)
+	case *ast.ArrayExpr:
+		elems, err := bindList(n.Elems, sc)
+		if err != nil {
+			return nil, err
+		}
+		r, err := expr.Array(elems)
+		return r, positioned(err, n.Pos(), sqlerr.TypeMismatch)
+	case *ast.MapExpr:
+		kvs, err := bindList(n.Elems, sc)
+		if err != nil {
+			return nil, err
+		}
+		r, err := expr.Map(kvs)
+		return r, positioned(err, n.Pos(), sqlerr.TypeMismatch)
 	case *ast.TableArg, *ast.Descriptor, *ast.Default:
 		return nil, errAt(e.Pos(), sqlerr.InvalidArgument, "%s is only allowed as an argument of a table function", ast.Format(e))
 	case *ast.Star:

@@ -21,13 +21,8 @@ func (p *Planner) TableFromDDL(ct *ast.CreateTable, query *types.Schema) (*catal
 	if err != nil {
 		return nil, err
 	}
-	if !p.Catalog.HasCatalog(cat) {
-		return nil, errAt(ct.Name.Pos(), sqlerr.UnknownCatalog, "Catalog '%s' does not exist", cat).
-			WithHint("create it with CREATE CATALOG %s, or see SHOW CATALOGS", cat)
-	}
-	if !p.Catalog.HasDatabase(cat, db) {
-		return nil, errAt(ct.Name.Pos(), sqlerr.UnknownDatabase, "Database '%s' does not exist in catalog '%s'", db, cat).
-			WithHint("create it with CREATE DATABASE %s.%s, or see SHOW DATABASES", cat, db)
+	if err := p.checkDatabase(cat, db, ct.Name.Pos()); err != nil {
+		return nil, err
 	}
 	t := &catalog.Table{Catalog: cat, Database: db, Name: name, Options: map[string]string{}}
 	for _, o := range ct.Options {

@@ -2,6 +2,7 @@ package plan
 
 import (
 	"fmt"
+	"math"
 	"strconv"
 	"strings"
 	"time"
@@ -41,6 +42,9 @@ func ParseDuration(s string) (time.Duration, error) {
 		d = 24 * time.Hour
 	default:
 		return 0, fmt.Errorf("invalid duration %q: unknown unit %q", s, unit)
+	}
+	if n > int64(math.MaxInt64/d) {
+		return 0, fmt.Errorf("invalid duration %q: too long", s)
 	}
 	return time.Duration(n) * d, nil
 }

@@ -71,6 +71,9 @@ func (p *Planner) ResolveTable(n *ast.ObjectName) (*catalog.Table, error) {
 	if t, ok := p.Catalog.Table(cat, db, name); ok {
 		return t, nil
 	}
+	if err := p.checkDatabase(cat, db, n.Pos()); err != nil {
+		return nil, err
+	}
 	e := errAt(n.Pos(), sqlerr.UnknownTable, "Table '%s' not found in %s.%s", n, cat, db)
 	if tables := p.Catalog.Tables(cat, db); len(tables) > 0 {
 		e.WithHint("tables here: %s%s", strings.Join(tables, ", "), suggest(name, tables))
@@ -78,6 +81,20 @@ func (p *Planner) ResolveTable(n *ast.ObjectName) (*catalog.Table, error) {
 		e.WithHint("create it first with CREATE TABLE %s (...)", name)
 	}
 	return nil, e
+}
+
+// checkDatabase returns a positioned error unless catalog cat has database
+// db.
+func (p *Planner) checkDatabase(cat, db string, pos sqlerr.Pos) error {
+	if !p.Catalog.HasCatalog(cat) {
+		return errAt(pos, sqlerr.UnknownCatalog, "Catalog '%s' does not exist", cat).
+			WithHint("create it with CREATE CATALOG %s, or see SHOW CATALOGS", cat)
+	}
+	if !p.Catalog.HasDatabase(cat, db) {
+		return errAt(pos, sqlerr.UnknownDatabase, "Database '%s' does not exist in catalog '%s'", db, cat).
+			WithHint("create it with CREATE DATABASE %s.%s, or see SHOW DATABASES", cat, db)
+	}
+	return nil
 }
 
 // ResolveFunction finds a PTF by SQL name.

@@ -269,11 +269,21 @@ func (c *ptfCall) bindTable(a ptf.Arg, arg callArg) (jobgraph.PTFTable, error) {
 				a.Name, want, tv.rel.schema.Len())
 		}
 		for i, f := range want.Fields {
-			if got := tv.rel.schema.Fields[i].Type; !got.Same(f.Type) && !expr.CanCastImplicitly(got, f.Type) {
+			got := tv.rel.schema.Fields[i].Type
+			if !got.Same(f.Type) && !expr.CanCastImplicitly(got, f.Type) {
 				return t, errAt(arg.pos, sqlerr.TypeMismatch, "Argument '%s' expects a typed table %s, but column %d ('%s') has type %s",
 					a.Name, want, i+1, tv.rel.schema.Fields[i].Name, got)
 			}
+			x, err := expr.Col(i, f.Name, got)
+			if err == nil && !got.Same(f.Type) {
+				x, err = expr.Cast(x, f.Type, false)
+			}
+			if err != nil {
+				return t, errAt(arg.pos, sqlerr.TypeMismatch, "Argument '%s': column %d: %v", a.Name, i+1, err)
+			}
+			t.ArgCast = append(t.ArgCast, x)
 		}
+		t.ArgSchema = types.NewSchema(want.Fields...)
 	}
 	// The delivered changelog mode (reference §12.1).
 	switch {

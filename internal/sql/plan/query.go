@@ -207,7 +207,8 @@ func (p *Planner) project(s *ast.Select, f *frag, calc *jobgraph.Calc) error {
 	}
 	if key == nil && f.mode == jobgraph.Upsert {
 		if f.input < 0 {
-			return errAt(s.Pos(), sqlerr.ChangelogMismatch, "The select list drops the upsert key of the table function's output")
+			return errAt(s.Pos(), sqlerr.ChangelogMismatch, "The select list drops the upsert key of the table function's output").
+				WithHint("keep the key column(s) %s in the select list", keyNames(f))
 		}
 		f.normalize()
 	}
