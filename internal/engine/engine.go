@@ -47,6 +47,11 @@ type Engine struct {
 
 	mu   sync.Mutex
 	jobs []*runtime.Job
+
+	// runMu serialises Run, which executes with its own session; run holds
+	// the options of the statement being run.
+	runMu sync.Mutex
+	run   *runState
 }
 
 var _ cli.Engine = (*Engine)(nil)
@@ -263,9 +268,18 @@ func (e *Engine) startJob(ctx context.Context, p *plan.QueryPlan, bounded bool) 
 		}
 		par = n
 	}
-	job, err := runtime.Start(context.WithoutCancel(ctx), e.env, p.Job, runtime.Options{ID: newID(), Bounded: bounded, Parallelism: par})
+	opts := runtime.Options{ID: newID(), Bounded: bounded, Parallelism: par}
+	if e.run != nil {
+		opts.ID, opts.Resume, opts.Bounded = e.run.jobID, e.run.resume, false
+		opts.CheckpointInterval = e.run.checkpointEvery
+	}
+	job, err := runtime.Start(context.WithoutCancel(ctx), e.env, p.Job, opts)
 	if err != nil {
 		return nil, err
+	}
+	if e.run != nil {
+		e.run.job, e.run.plan = job, p
+		return job, nil
 	}
 	if !bounded {
 		e.mu.Lock()

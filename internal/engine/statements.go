@@ -30,9 +30,20 @@ func (e *Engine) createTable(ctx context.Context, s *ast.CreateTable) (*cli.Resu
 	if err != nil {
 		return nil, err
 	}
-	if _, exists := e.cat.Table(t.Catalog, t.Database, t.Name); exists {
+	if existing, exists := e.cat.Table(t.Catalog, t.Database, t.Name); exists {
 		if s.IfNotExists && s.Query == nil {
 			return ok()
+		}
+		if e.run != nil && e.run.resume && s.Query != nil {
+			// A durable CTAS statement resumes: its table exists already.
+			ins, err := p.PlanInsert(existing, nil, s.Query, s.Query.Pos())
+			if err != nil {
+				return nil, err
+			}
+			if _, err := e.startJob(ctx, ins, false); err != nil {
+				return nil, err
+			}
+			return &cli.Result{Message: fmt.Sprintf("Resumed the job writing into '%s'.", t.Name)}, nil
 		}
 		return nil, sqlerr.Newf(sqlerr.DuplicateObject, "Table '%s' already exists in %s.%s", t.Name, t.Catalog, t.Database).At(s.Name.Pos()).
 			WithHint("use CREATE TABLE IF NOT EXISTS, or DROP TABLE %s first", t.Name)

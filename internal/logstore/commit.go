@@ -76,11 +76,11 @@ func (s *Store) Commit(w *Writer, b *store.Batch, sync bool) error {
 	}
 	pc.done = true
 	s.publishLocked()
-	for false && !pc.published && s.failed == nil {
+	for !pc.published && s.failed == nil {
 		// An earlier commit is still syncing; it publishes this one.
 		s.published.Wait()
 	}
-	if false {
+	if !pc.published {
 		// An earlier commit failed its sync; this one can never be
 		// published.
 		return s.failed

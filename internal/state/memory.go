@@ -66,10 +66,12 @@ func (m *Memory) Restore(snapshot []byte) error {
 	return nil
 }
 
-// memKV is an ordered map on a skiplist. Stored slices are never modified
-// in place (set stores a new copy), so scans can hand them out safely.
+// memKV is an ordered map: a skiplist for order, plus a hash index for
+// point operations. Stored slices are never modified in place (set stores a
+// new copy), so scans can hand them out safely.
 type memKV struct {
 	gen   uint64 // incremented by Restore
+	index map[string]*memNode
 	head  memNode
 	level int
 	n     int
@@ -85,7 +87,11 @@ type memNode struct {
 }
 
 func newMemKV() *memKV {
-	return &memKV{head: memNode{next: make([]*memNode, memMaxLevel)}, level: 1, rnd: 0x9E3779B97F4A7C15}
+	return &memKV{
+		index: make(map[string]*memNode),
+		head:  memNode{next: make([]*memNode, memMaxLevel)},
+		level: 1, rnd: 0x9E3779B97F4A7C15,
+	}
 }
 
 // seek returns the first node with key >= k and fills m.prev with the last
@@ -120,8 +126,8 @@ func (m *memKV) randomLevel() int {
 func (m *memKV) generation() uint64 { return m.gen }
 
 func (m *memKV) appendGet(dst, key []byte) ([]byte, bool, error) {
-	n := m.seek(key)
-	if n == nil || !bytes.Equal(n.key, key) {
+	n, ok := m.index[string(key)]
+	if !ok {
 		return dst, false, nil
 	}
 	return append(dst, n.value...), true, nil
@@ -129,33 +135,32 @@ func (m *memKV) appendGet(dst, key []byte) ([]byte, bool, error) {
 
 func (m *memKV) set(key, value []byte) error {
 	v := append(make([]byte, 0, len(value)), value...)
-	n := m.seek(key)
-	if n != nil && bytes.Equal(n.key, key) {
+	if n, ok := m.index[string(key)]; ok {
 		n.value = v
 		return nil
 	}
+	m.seek(key)
 	l := m.randomLevel()
 	for m.level < l {
 		m.prev[m.level] = &m.head
 		m.level++
 	}
-	n = &memNode{key: bytes.Clone(key), value: v, next: make([]*memNode, l)}
-	if n.key == nil {
-		n.key = []byte{}
-	}
+	n := &memNode{key: append([]byte{}, key...), value: v, next: make([]*memNode, l)}
 	for i := range l {
 		n.next[i] = m.prev[i].next[i]
 		m.prev[i].next[i] = n
 	}
+	m.index[string(n.key)] = n
 	m.n++
 	return nil
 }
 
 func (m *memKV) del(key []byte) error {
-	n := m.seek(key)
-	if n == nil || !bytes.Equal(n.key, key) {
+	if _, ok := m.index[string(key)]; !ok {
 		return nil
 	}
+	n := m.seek(key)
+	delete(m.index, string(key))
 	for i := range n.next {
 		m.prev[i].next[i] = n.next[i]
 	}

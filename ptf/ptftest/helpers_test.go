@@ -25,13 +25,12 @@ var t0 = time.Date(2026, 8, 1, 9, 0, 0, 0, time.UTC)
 // at returns t0 plus d.
 func at(d time.Duration) time.Time { return t0.Add(d) }
 
-// newOps returns a harness for def over the ops table partitioned by k, with
-// at as its on_time column.
+// newOps returns a harness for def over the ops table partitioned by k. The
+// column at is a time attribute; pass ptftest.OnTime("at") to use it.
 func newOps(t *testing.T, def *ptf.Definition, opts ...ptftest.Option) *ptftest.Harness {
 	t.Helper()
 	opts = append([]ptftest.Option{
 		ptftest.Table("input", opsTable, ptftest.PartitionBy("k"), ptftest.TimeAttribute("at")),
-		ptftest.OnTime("at"),
 	}, opts...)
 	h, err := ptftest.New(def, opts...)
 	require.NoError(t, err)

@@ -1,0 +1,179 @@
+package engine
+
+import (
+	"context"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/eddy-sql/eddy/internal/catalog"
+	"github.com/eddy-sql/eddy/internal/jobgraph"
+	"github.com/eddy-sql/eddy/internal/runtime"
+	"github.com/eddy-sql/eddy/internal/sql/ast"
+	"github.com/eddy-sql/eddy/internal/sql/parser"
+	"github.com/eddy-sql/eddy/internal/sql/plan"
+	"github.com/eddy-sql/eddy/types"
+)
+
+// runState carries the options of one Run call to startJob.
+type runState struct {
+	jobID           string
+	resume          bool
+	checkpointEvery time.Duration
+	job             *runtime.Job
+	plan            *plan.QueryPlan
+}
+
+// RunOptions configure Run.
+type RunOptions struct {
+	// Properties are the statement's session properties:
+	// 'sql.current-catalog', 'sql.current-database' and SET options.
+	Properties map[string]string
+	// JobID identifies the job's state and checkpoints; a statement uses
+	// its uid so that it resumes where it stopped.
+	JobID string
+	// Resume restarts from the job's last checkpoint.
+	Resume bool
+	// CheckpointInterval of the job. Default: the runtime's.
+	CheckpointInterval time.Duration
+}
+
+// Outcome is what Run did.
+type Outcome struct {
+	// Kind is the statement's sql_kind: CREATE_TABLE, CREATE_TABLE_AS,
+	// INSERT_INTO, SELECT, CREATE_FUNCTION, ...
+	Kind    string
+	Message string
+	// Job is the job a background (INSERT, CTAS) or foreground (SELECT)
+	// statement started; nil for statements that completed at once.
+	Job *runtime.Job
+	// Schema, Key and AppendOnly describe the rows of a SELECT (or the
+	// sink of an INSERT).
+	Schema     *types.Schema
+	Key        []int
+	AppendOnly bool
+	// Rows holds the rows of a statement that returns a static result
+	// (SHOW, DESCRIBE).
+	Rows [][]types.Value
+	// Sources are the log tables the job reads, by full name and log.
+	Sources map[string]string
+	// StateSchema describes the job's PTF state (uid and state types), so a
+	// replacing statement can tell whether it may carry the state over.
+	StateSchema string
+}
+
+// Run executes one statement for the statement manager, with its own
+// session built from opts.Properties. INSERT, CTAS and SELECT start a
+// continuous job owned by the caller (not by the engine's session).
+func (e *Engine) Run(ctx context.Context, sql string, opts RunOptions) (*Outcome, error) {
+	stmt, err := parser.ParseStatement(sql)
+	if err != nil {
+		return nil, err
+	}
+	e.runMu.Lock()
+	defer e.runMu.Unlock()
+	sess := &plan.Session{Catalog: catalog.DefaultCatalog, Database: catalog.DefaultDatabase, Config: map[string]string{}}
+	for k, v := range opts.Properties {
+		switch k {
+		case "sql.current-catalog":
+			sess.Catalog = v
+		case "sql.current-database":
+			sess.Database = v
+		default:
+			sess.Config[k] = v
+		}
+	}
+	saved := e.sess
+	e.sess = sess
+	e.run = &runState{jobID: opts.JobID, resume: opts.Resume, checkpointEvery: opts.CheckpointInterval}
+	defer func() { e.sess, e.run = saved, nil }()
+	res, err := e.execute(ctx, stmt, true)
+	if err != nil {
+		return nil, err
+	}
+	out := &Outcome{Kind: sqlKind(stmt), Message: res.Message, Job: e.run.job}
+	if p := e.run.plan; p != nil {
+		out.Schema, out.Key = p.Schema, p.Key
+		out.AppendOnly = p.Mode == jobgraph.Append
+		out.Sources = map[string]string{}
+		for _, in := range p.Job.Inputs {
+			out.Sources[in.Table] = in.Log
+		}
+		if f := p.Job.PTF; f != nil {
+			var parts []string
+			for _, s := range f.Def.State {
+				parts = append(parts, s.StateName()+":"+s.StateSchema())
+			}
+			out.StateSchema = f.UID + "{" + strings.Join(parts, ",") + "}"
+		}
+	}
+	if res.Rows != nil && out.Job == nil {
+		out.Schema = res.Rows.Schema
+		for {
+			r, ok, err := res.Rows.Next(ctx)
+			if err != nil {
+				return nil, err
+			}
+			if !ok {
+				break
+			}
+			out.Rows = append(out.Rows, r.Values)
+		}
+		res.Rows.Close()
+	}
+	return out, nil
+}
+
+// sqlKind names a statement's kind as Confluent's traits do.
+func sqlKind(s ast.Statement) string {
+	switch n := s.(type) {
+	case *ast.CreateTable:
+		if n.Query != nil {
+			return "CREATE_TABLE_AS"
+		}
+		return "CREATE_TABLE"
+	case *ast.DropTable:
+		return "DROP_TABLE"
+	case *ast.Insert:
+		return "INSERT_INTO"
+	case ast.Query:
+		return "SELECT"
+	case *ast.CreateFunction:
+		return "CREATE_FUNCTION"
+	case *ast.DropFunction:
+		return "DROP_FUNCTION"
+	case *ast.CreateCatalog:
+		return "CREATE_CATALOG"
+	case *ast.CreateDatabase:
+		return "CREATE_DATABASE"
+	case *ast.Show:
+		return "SHOW_" + strings.ReplaceAll(n.What.String(), " ", "_")
+	case *ast.Describe:
+		return "DESCRIBE"
+	case *ast.Explain:
+		return "EXPLAIN"
+	case *ast.Set:
+		return "SET"
+	case *ast.Reset:
+		return "RESET"
+	case *ast.UseCatalog, *ast.UseDatabase:
+		return "USE"
+	}
+	return "OTHER"
+}
+
+// Env exposes the engine's store, logs and clock to the statement manager.
+func (e *Engine) Env() runtime.Env { return e.env }
+
+// Catalog exposes the engine's catalog.
+func (e *Engine) Catalog() *catalog.Catalog { return e.cat }
+
+// FormatOffsets renders partition offsets the way Confluent's
+// latest_offsets does: "partition:0,offset:100;partition:1,offset:200".
+func FormatOffsets(offsets []int64) string {
+	parts := make([]string, len(offsets))
+	for p, o := range offsets {
+		parts[p] = "partition:" + strconv.Itoa(p) + ",offset:" + strconv.FormatInt(o, 10)
+	}
+	return strings.Join(parts, ";")
+}
