@@ -28,6 +28,8 @@ var allowed = map[string][]string{
 	"internal/sql/parser": {"internal/sql/ast", "types", "internal/sqlerr"},
 	"internal/sql/plan":   {"internal/sql/ast", "internal/sql/parser", "internal/catalog", "internal/jobgraph", "internal/expr", "ptf", "types", "internal/sqlerr"},
 	"internal/engine":     {"*"},
+	"internal/statement":  {"*"},
+	"api/v1":              {},
 	"internal/cli":        {"internal/sqlerr", "types"},
 	"ptf/ptftest":         {"ptf", "types", "internal/runtime", "internal/state", "internal/jobgraph", "internal/sql/plan"},
 	"table":               {"*"},

@@ -301,16 +301,9 @@ func (e *Engine) syncJobs(ctx context.Context) error {
 	for round := 0; round < 100; round++ {
 		before := e.totalRecords()
 		for _, j := range jobs {
-			// Sync twice: an idle source can take the first request before
-			// it has noticed data committed just before it, and answer
-			// with a barrier that does not cover that data. By the second
-			// request it has read the data (the runtime's source answers
-			// only when it is idle at the end of its inputs).
-			for range 2 {
-				if err := j.Sync(ctx); err != nil {
-					return sqlerr.Newf(sqlerr.Runtime, "A running statement failed: %v", err).
-						WithHint("fix the statement and run it again; the failed job was stopped")
-				}
+			if err := j.Sync(ctx); err != nil {
+				return sqlerr.Newf(sqlerr.Runtime, "A running statement failed: %v", err).
+					WithHint("fix the statement and run it again; the failed job was stopped")
 			}
 		}
 		if e.totalRecords() == before {

@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/eddy-sql/eddy/internal/catalog"
+	"github.com/eddy-sql/eddy/internal/cli"
 	"github.com/eddy-sql/eddy/internal/jobgraph"
 	"github.com/eddy-sql/eddy/internal/runtime"
 	"github.com/eddy-sql/eddy/internal/sql/ast"
@@ -17,6 +18,7 @@ import (
 
 // runState carries the options of one Run call to startJob.
 type runState struct {
+	dryRun          bool
 	jobID           string
 	resume          bool
 	checkpointEvery time.Duration
@@ -36,6 +38,9 @@ type RunOptions struct {
 	Resume bool
 	// CheckpointInterval of the job. Default: the runtime's.
 	CheckpointInterval time.Duration
+	// DryRun plans the statement and reports its outcome (kind, schema,
+	// sources, state schema) without changing anything or starting a job.
+	DryRun bool
 }
 
 // Outcome is what Run did.
@@ -85,12 +90,57 @@ func (e *Engine) Run(ctx context.Context, sql string, opts RunOptions) (*Outcome
 	}
 	saved := e.sess
 	e.sess = sess
-	e.run = &runState{jobID: opts.JobID, resume: opts.Resume, checkpointEvery: opts.CheckpointInterval}
+	e.run = &runState{jobID: opts.JobID, resume: opts.Resume, checkpointEvery: opts.CheckpointInterval, dryRun: opts.DryRun}
+	if opts.DryRun {
+		if q, isQuery := stmt.(ast.Query); isQuery {
+			p, err := e.planner().PlanSelect(q)
+			if err != nil {
+				return nil, err
+			}
+			e.run.plan = p
+		} else if err := e.dryRun(stmt); err != nil {
+			return nil, err
+		}
+		return e.outcome(ctx, stmt, &cli.Result{})
+	}
 	defer func() { e.sess, e.run = saved, nil }()
 	res, err := e.execute(ctx, stmt, true)
 	if err != nil {
 		return nil, err
 	}
+	return e.outcome(ctx, stmt, res)
+}
+
+// dryRun plans INSERT and CREATE TABLE AS SELECT without effects.
+func (e *Engine) dryRun(stmt ast.Statement) error {
+	p := e.planner()
+	switch s := stmt.(type) {
+	case *ast.Insert:
+		t, err := p.ResolveTable(s.Table)
+		if err != nil {
+			return err
+		}
+		if _, isValues := s.Query.(*ast.Values); isValues {
+			return nil
+		}
+		e.run.plan, err = p.PlanInsert(t, s.Columns, s.Query, s.Query.Pos())
+		return err
+	case *ast.CreateTable:
+		if s.Query == nil {
+			return nil
+		}
+		if t, err := p.ResolveTable(s.Name); err == nil {
+			e.run.plan, err = p.PlanInsert(t, nil, s.Query, s.Query.Pos())
+			return err
+		}
+		var err error
+		e.run.plan, err = p.PlanSelect(s.Query)
+		return err
+	}
+	return nil
+}
+
+func (e *Engine) outcome(ctx context.Context, stmt ast.Statement, res *cli.Result) (*Outcome, error) {
 	out := &Outcome{Kind: sqlKind(stmt), Message: res.Message, Job: e.run.job}
 	if p := e.run.plan; p != nil {
 		out.Schema, out.Key = p.Schema, p.Key

@@ -20,6 +20,7 @@ import (
 	"encoding/binary"
 	"math/rand/v2"
 	goruntime "runtime"
+	"syscall"
 	"testing"
 	"time"
 
@@ -192,17 +193,29 @@ func benchRows() []types.Row {
 	return rows
 }
 
-// run calls fn for b.N events over the ring and reports events/s,
-// ns/event and allocs/event. Before each lap after the first it rewrites
-// the event times of the ring, outside the timer, so that event time keeps
-// increasing.
-func run(b *testing.B, fn func(i int, r *types.Row)) {
+// run warms up with one event per key (ids in order, event times before
+// benchBase; i runs from -benchKeys to -1, so the warm-up ends with a
+// checkpoint), then calls fn for b.N events over the ring and reports
+// events/s, ns/event and allocs/event of the steady state. Before each lap
+// after the first it rewrites the event times of the ring, outside the
+// timer, so that event time keeps increasing.
+func run(b *testing.B, out *sink, fn func(i int, r *types.Row)) {
 	rows := benchRows()
+	for id := range benchKeys {
+		r := types.Row{Kind: types.Insert, Values: []types.Value{
+			types.NewInt(int64(id)),
+			types.NewFloat(float64(id % 100)),
+			types.NewTimestamp(benchBase - int64(benchKeys-id)*int64(eventSpacing)),
+		}}
+		fn(id-benchKeys, &r)
+	}
+	out.n = 0 // count the rows of the measured events only
 	b.ReportAllocs()
 	var ms0, ms1 goruntime.MemStats
 	goruntime.GC()
 	b.ResetTimer()
 	goruntime.ReadMemStats(&ms0)
+	cpu0 := cpuTime()
 	for i := 0; i < b.N; i++ {
 		j := i % ringSize
 		if j == 0 && i > 0 {
@@ -215,11 +228,26 @@ func run(b *testing.B, fn func(i int, r *types.Row)) {
 		fn(i, &rows[j])
 	}
 	b.StopTimer()
+	cpu := cpuTime() - cpu0
 	goruntime.ReadMemStats(&ms1)
 	el := b.Elapsed()
 	b.ReportMetric(float64(b.N)/el.Seconds(), "events/s")
 	b.ReportMetric(float64(el.Nanoseconds())/float64(b.N), "ns/event")
 	b.ReportMetric(float64(ms1.Mallocs-ms0.Mallocs)/float64(b.N), "allocs/event")
+	// CPU time of the whole process (user+sys, including GC and Pebble's
+	// background work) per event: less sensitive than wall time to other
+	// processes on a shared machine. It includes the untimed lap rewrites
+	// (about 1 ns/event).
+	b.ReportMetric(float64(cpu.Nanoseconds())/float64(b.N), "cpu-ns/event")
+}
+
+// cpuTime returns the user+system CPU time the process has used.
+func cpuTime() time.Duration {
+	var ru syscall.Rusage
+	if err := syscall.Getrusage(syscall.RUSAGE_SELF, &ru); err != nil {
+		return 0
+	}
+	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
 }
 
 // pebbleBackend opens an in-memory store and returns a state backend on a
@@ -283,7 +311,7 @@ func BenchmarkPTF(b *testing.B) {
 func benchStatelessEngine(b *testing.B) {
 	out := &sink{}
 	h := newHost(b, thresholdFilter, state.NewMemory(), map[string]types.Value{"threshold": types.NewFloat(threshold)}, nil, out)
-	run(b, func(_ int, r *types.Row) {
+	run(b, out, func(_ int, r *types.Row) {
 		if err := h.Process(0, *r); err != nil {
 			b.Fatal(err)
 		}
@@ -296,7 +324,7 @@ func benchStatelessEngine(b *testing.B) {
 func benchStatelessHand(b *testing.B) {
 	out := &sink{}
 	thr := types.NewFloat(threshold)
-	run(b, func(_ int, r *types.Row) {
+	run(b, out, func(_ int, r *types.Row) {
 		v := r.Values[1]
 		// The emitted row is owned by the receiver, as in the engine.
 		vals := make([]types.Value, 0, len(r.Values)+1)
@@ -314,7 +342,7 @@ func benchCounterEngine(b *testing.B, def *ptf.Definition) {
 	be, commit := pebbleBackend(b)
 	out := &sink{}
 	h := newHost(b, def, be, nil, nil, out)
-	run(b, func(i int, r *types.Row) {
+	run(b, out, func(i int, r *types.Row) {
 		if err := h.Process(0, *r); err != nil {
 			b.Fatal(err)
 		}
@@ -338,7 +366,7 @@ func benchCounterHand(b *testing.B) {
 	counts := map[int64]int64{}
 	dirty := map[int64]struct{}{}
 	var kb, vb []byte
-	run(b, func(i int, r *types.Row) {
+	run(b, out, func(i int, r *types.Row) {
 		id := r.Values[0].Int()
 		c, ok := counts[id]
 		if !ok {
@@ -377,7 +405,7 @@ func benchTimersEngine(b *testing.B) {
 	be, commit := pebbleBackend(b)
 	out := &sink{}
 	h := newHost(b, inactivity, be, nil, []string{"ts"}, out)
-	run(b, func(i int, r *types.Row) {
+	run(b, out, func(i int, r *types.Row) {
 		if err := h.Process(0, *r); err != nil {
 			b.Fatal(err)
 		}
@@ -430,7 +458,7 @@ func benchTimersHand(b *testing.B) {
 	var th handTimerHeap
 	var kb, vb []byte
 	wm := int64(runtime.MinWatermark)
-	run(b, func(i int, r *types.Row) {
+	run(b, out, func(i int, r *types.Row) {
 		id, ts := r.Values[0].Int(), r.Values[2].Int()
 		a := keys[id]
 		if a == nil {
@@ -498,7 +526,7 @@ func benchListEngine(b *testing.B) {
 	be, commit := pebbleBackend(b)
 	out := &sink{}
 	h := newHost(b, lastN, be, nil, nil, out)
-	run(b, func(i int, r *types.Row) {
+	run(b, out, func(i int, r *types.Row) {
 		if err := h.Process(0, *r); err != nil {
 			b.Fatal(err)
 		}
@@ -521,10 +549,11 @@ type handRing struct {
 // ring, and writes each dirty ring as one value at each checkpoint.
 func benchListHand(b *testing.B) {
 	be, commit := pebbleBackend(b)
+	out := &sink{}
 	rings := map[int64]*handRing{}
 	dirty := map[int64]struct{}{}
 	var kb, vb []byte
-	run(b, func(i int, r *types.Row) {
+	run(b, out, func(i int, r *types.Row) {
 		id := r.Values[0].Int()
 		g := rings[id]
 		if g == nil {

@@ -23,8 +23,11 @@ type source struct {
 	wm      [][]int64 // per input, per partition
 	inWM    []int64   // per input
 	batches [][]event // pending events per subtask
-	arena   []types.Value
-	sinceCP int
+	// pendingSyncs are sync requests answered when the reader is next at
+	// the end of its inputs.
+	pendingSyncs []*barrier
+	arena        []types.Value
+	sinceCP      int
 }
 
 func newSource(j *Job) (*source, error) {
@@ -179,6 +182,17 @@ func (s *source) run(ctx context.Context) error {
 		if err := s.send(ctx); err != nil {
 			return err
 		}
+		if len(s.pendingSyncs) > 0 {
+			// The reader is at the end of everything committed before
+			// these requests, so the barriers cover it.
+			for _, b := range s.pendingSyncs {
+				if err := s.barrier(ctx, b); err != nil {
+					return err
+				}
+			}
+			s.pendingSyncs = s.pendingSyncs[:0]
+			continue
+		}
 		if err := s.idle(ctx); err != nil {
 			return err
 		}
@@ -206,9 +220,11 @@ func (s *source) idle(ctx context.Context) error {
 			return nil
 		case b := <-s.job.syncCh:
 			stop()
-			// The reader was at the end of everything committed before
-			// the request, so the barrier covers it.
-			return s.barrier(ctx, b)
+			// Data may have been committed between the reader's last
+			// look and the request: answer only once the reader is at
+			// the end again (run sends pending syncs when it is).
+			s.pendingSyncs = append(s.pendingSyncs, b)
+			return nil
 		case <-s.job.tick:
 			if s.sinceCP > 0 {
 				stop()

@@ -27,7 +27,8 @@ var (
 // valid only during the call and must not be modified. Callbacks see the
 // state as it was when the iteration started and may modify the backend.
 //
-// A Backend is not safe for concurrent use: each task owns one.
+// A Backend is not safe for concurrent use: each task owns one, and only
+// that backend writes the timers of its namespaces.
 type Backend interface {
 	// Get returns the value state name of key, and whether it is set.
 	Get(ns, name string, key []byte) ([]byte, bool, error)

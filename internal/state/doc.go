@@ -32,7 +32,11 @@
 // entries one by one rather than with range tombstones, which would slow
 // every later read through the batch. Timers fire in (time, key bytes,
 // name) order with the unnamed timer of a (key, time) first, as DESIGN.md
-// §5 requires.
+// §5 requires. Fired timers leave tombstones at the front of the by-time
+// range, so each backend remembers per namespace a time below which no
+// timer is pending and starts due-timer scans there; registering an earlier
+// timer lowers it, and discarded writes (Batch.Reset, Memory.Restore) reset
+// it. This assumes one backend writes a namespace's timers at a time.
 //
 // # Concurrency
 //

@@ -34,6 +34,8 @@
 //	                       0x31 ns(esc) 0x02 key(esc) 0x00 time(i64)      -> ""   (unnamed, by key)
 //	                       0x31 ns(esc) 0x02 key(esc) 0x01 name(raw)      -> time (named, by key)
 //	0x40 PrefixCheckpoint  checkpoints: source positions, pending output (package runtime)
+//	0x50 PrefixStatement   statement resources (package statement)
+//	0x51 PrefixAPIKey      API keys, secrets hashed (package server)
 //
 // "esc" is AppendBytes: 0x00 is escaped as 0x00 0xFF and the component ends
 // with 0x00 0x01. The encoding preserves byte order and no encoded component

@@ -26,6 +26,10 @@ const (
 	PrefixTimer byte = 0x31
 	// PrefixCheckpoint holds checkpoints.
 	PrefixCheckpoint byte = 0x40
+	// PrefixStatement holds statement resources (package statement).
+	PrefixStatement byte = 0x50
+	// PrefixAPIKey holds API keys with hashed secrets (package server).
+	PrefixAPIKey byte = 0x51
 )
 
 // ErrCorruptKey is returned (wrapped) by the Decode functions when a key
