@@ -28,15 +28,18 @@ var ChangelogAuditor = &ptf.Definition{
 	State:  []ptf.StateEntry{rateState},
 	Eval: func(ctx *ptf.Context, in ptf.Input) error {
 		st := rateState.Get(ctx)
-		rate := in.Row.Get("rate")
-		prev := types.NewDecimal(st.PreviousRate)
+		d, err := decimalColumn(in, "rate")
+		if err != nil {
+			return err
+		}
+		rate, prev := types.NewDecimal(d), types.NewDecimal(st.PreviousRate)
 		switch in.Row.Kind {
 		case types.Insert:
 			ctx.Collect(types.NewString("INSERT"), types.Null, rate)
-			st.PreviousRate = rate.Decimal()
+			st.PreviousRate = d
 		case types.UpdateAfter:
 			ctx.Collect(types.NewString("UPDATE"), prev, rate)
-			st.PreviousRate = rate.Decimal()
+			st.PreviousRate = d
 		case types.Delete:
 			ctx.Collect(types.NewString("DELETE"), prev, types.Null)
 			st.PreviousRate = nil

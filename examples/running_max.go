@@ -1,6 +1,8 @@
 package examples
 
 import (
+	"fmt"
+
 	"github.com/cockroachdb/apd/v3"
 	"github.com/eddy-sql/eddy/ptf"
 	"github.com/eddy-sql/eddy/types"
@@ -27,19 +29,33 @@ var RunningMax = &ptf.Definition{
 		return ptf.Upsert()
 	},
 	Eval: func(ctx *ptf.Context, in ptf.Input) error {
-		rate := in.Row.Get("rate")
-		if rate.IsNull() {
-			return nil
+		rate, err := decimalColumn(in, "rate")
+		if rate == nil || err != nil {
+			return err
 		}
 		st := maxState.Get(ctx)
 		switch {
 		case st.Max == nil:
-			st.Max = rate.Decimal()
-			ctx.CollectKind(types.Insert, rate)
-		case rate.Decimal().Cmp(st.Max) > 0:
-			st.Max = rate.Decimal()
-			ctx.CollectKind(types.UpdateAfter, rate)
+			st.Max = rate
+			ctx.CollectKind(types.Insert, types.NewDecimal(rate))
+		case rate.Cmp(st.Max) > 0:
+			st.Max = rate
+			ctx.CollectKind(types.UpdateAfter, types.NewDecimal(rate))
 		}
 		return nil
 	},
+}
+
+// decimalColumn returns the named DECIMAL column of the row, nil for NULL.
+// Like getFieldAs(name) into a BigDecimal in Java, it fails for a column of
+// another type instead of treating it as NULL.
+func decimalColumn(in ptf.Input, name string) (*apd.Decimal, error) {
+	v := in.Row.Get(name)
+	if v.IsNull() {
+		return nil, nil
+	}
+	if d := v.Decimal(); d != nil {
+		return d, nil
+	}
+	return nil, fmt.Errorf("column %s must be a DECIMAL, got %s", name, v)
 }

@@ -1,6 +1,8 @@
 package jobgraph
 
 import (
+	"time"
+
 	"github.com/eddy-sql/eddy/internal/expr"
 	"github.com/eddy-sql/eddy/ptf"
 	"github.com/eddy-sql/eddy/types"
@@ -51,6 +53,10 @@ type Input struct {
 	// Log is the embedded log holding the table.
 	Log        string
 	Partitions int
+	// Generator, when set, produces the table's rows instead of a log
+	// (connector 'datagen'); Log is then empty and Partitions 1, and
+	// metadata columns see the row index as the offset.
+	Generator Generator
 	// Physical is the schema of the stored rows.
 	Physical *types.Schema
 	// Columns computes the full table row (physical, computed and
@@ -76,6 +82,20 @@ type Input struct {
 	Calcs []Calc
 	// Out is the schema after Calc.
 	Out *types.Schema
+}
+
+// Generator produces the rows of a generated table. Row i is a pure
+// function of i, so the number of rows read is enough to resume. It must be
+// safe for concurrent use.
+type Generator interface {
+	// Row appends the physical values of row i (from 0) to dst.
+	Row(i int64, dst []types.Value) []types.Value
+	// End returns the number of rows of a bounded table, or -1.
+	End() int64
+	// RowsPerSecond is the pace of a continuous read.
+	RowsPerSecond() int64
+	// SnapshotRows returns how many rows a snapshot started at now reads.
+	SnapshotRows(now time.Time) int64
 }
 
 // MetaOffset and MetaPartition are the positions, after the physical

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"log/slog"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/eddy-sql/eddy/internal/jobgraph"
@@ -73,6 +74,44 @@ type Job struct {
 
 	mu  sync.Mutex
 	err error
+
+	metrics jobMetrics
+}
+
+// jobMetrics are updated by the tasks and read by Metrics.
+type jobMetrics struct {
+	recordsIn, recordsOut atomic.Int64
+	checkpoints           atomic.Int64
+	lastCheckpointNanos   atomic.Int64
+	lastCheckpointBytes   atomic.Int64
+	watermark             atomic.Int64
+}
+
+// Metrics is a snapshot of a job's counters.
+type Metrics struct {
+	RecordsIn, RecordsOut int64
+	Checkpoints           int64
+	// LastCheckpoint is the duration and size (bytes of the committed
+	// batch) of the last checkpoint.
+	LastCheckpointDuration time.Duration
+	LastCheckpointBytes    int64
+	// Watermark is the highest watermark the source emitted (zero time
+	// when none yet).
+	Watermark time.Time
+}
+
+// Metrics returns the job's counters.
+func (j *Job) Metrics() Metrics {
+	m := Metrics{
+		RecordsIn: j.metrics.recordsIn.Load(), RecordsOut: j.metrics.recordsOut.Load(),
+		Checkpoints:            j.metrics.checkpoints.Load(),
+		LastCheckpointDuration: time.Duration(j.metrics.lastCheckpointNanos.Load()),
+		LastCheckpointBytes:    j.metrics.lastCheckpointBytes.Load(),
+	}
+	if w := j.metrics.watermark.Load(); w != 0 && w != MinWatermark && w != MaxWatermark {
+		m.Watermark = time.Unix(0, w).UTC()
+	}
+	return m
 }
 
 // subtask is one parallel instance of the keyed task with its own state
@@ -394,6 +433,7 @@ func (st *subtask) output(ctx context.Context, row types.Row) error {
 	if err != nil || !ok {
 		return err
 	}
+	st.job.metrics.recordsOut.Add(1)
 	return st.sink.write(ctx, r)
 }
 
@@ -468,11 +508,16 @@ func (j *Job) commit(positions []logstore.Position) error {
 	if err := j.savePositions(first, positions); err != nil {
 		return err
 	}
+	start := j.env.Clock.Now()
+	size := int64(first.Len())
 	j.writerMu.Lock()
 	defer j.writerMu.Unlock()
 	if err := j.env.Logs.Commit(j.writer, first, false); err != nil {
 		first.Reset()
 		return fmt.Errorf("checkpoint: committing: %w", err)
 	}
+	j.metrics.checkpoints.Add(1)
+	j.metrics.lastCheckpointNanos.Store(int64(j.env.Clock.Now().Sub(start)))
+	j.metrics.lastCheckpointBytes.Store(size)
 	return nil
 }

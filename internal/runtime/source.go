@@ -263,6 +263,7 @@ func (s *source) record(ctx context.Context, rec logstore.Record) error {
 		row.Values = full
 	}
 	s.sinceCP++
+	s.job.metrics.recordsIn.Add(1)
 	if err := s.add(ctx, event{kind: evRecord, input: i, row: row}); err != nil {
 		return err
 	}
@@ -287,6 +288,7 @@ func (s *source) record(ctx context.Context, rec logstore.Record) error {
 	}
 	if min > s.inWM[i] {
 		s.inWM[i] = min
+		s.job.metrics.watermark.Store(min)
 		return s.add(ctx, event{kind: evWatermark, input: i, wm: min})
 	}
 	return nil

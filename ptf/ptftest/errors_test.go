@@ -224,3 +224,33 @@ func boolString(b bool) string {
 	}
 	return "false"
 }
+
+// TestTypedTableArgument: a typed table argument receives the table's rows
+// cast by position to the declared row type, under the declared names; the
+// key prefix keeps the table's column. ptf.TableSemantics documents its
+// Schema as "after any cast to a typed argument", but the runtime returns
+// the table's own schema (internal/runtime ptfop.go TableSemantics uses
+// t.Schema, not t.ArgSchema).
+func TestTypedTableArgument(t *testing.T) {
+	var names, semantics []string
+	def := &ptf.Definition{
+		Args:   []ptf.Arg{ptf.TypedTable("input", "ROW<name STRING, score BIGINT, ratio DOUBLE>", ptf.SetSemantic)},
+		Output: "ROW<score BIGINT, ratio DOUBLE>",
+		Eval: func(ctx *ptf.Context, in ptf.Input) error {
+			ts, _ := ctx.TableSemantics("input")
+			names, semantics = in.Row.Schema.Names(), ts.Schema.Names()
+			ctx.Collect(in.Row.Get("score"), in.Row.Get("ratio"))
+			return nil
+		},
+	}
+	h, err := ptftest.New(def, ptftest.Table("input", "ROW<n STRING, s INT, r INT>", ptftest.PartitionBy("n")))
+	require.NoError(t, err)
+	require.Equal(t, []string{"n", "score", "ratio"}, h.Schema().Names())
+	require.NoError(t, h.Insert("input", types.NewString("a"), types.NewInt(5), types.NewInt(7)))
+	require.Equal(t, rows("+I[a, 5, 7.0]"), take(h))
+	require.Equal(t, []string{"name", "score", "ratio"}, names)
+	require.Equal(t, []string{"name", "score", "ratio"}, semantics, "TableSemantics.Schema")
+
+	_, err = ptftest.New(def, ptftest.Table("input", "ROW<n STRING, s STRING, r INT>", ptftest.PartitionBy("n")))
+	require.ErrorContains(t, err, "Argument 'input' expects a typed table")
+}

@@ -338,3 +338,14 @@ func TestUndeclaredStateEntry(t *testing.T) {
 	require.ErrorContains(t, send(h, "a", "get", t0), "Unknown state entry: other")
 	require.ErrorContains(t, send(h, "a", "clear", t0), "Unknown state entry: nope")
 }
+
+// TestStateNeedsSetSemantics: only functions over set-semantic tables have
+// keyed state (reference §7, §18): Flink fails to open a row-semantic
+// function that declares state. Eddy accepts the declaration and keeps one
+// state for all rows under the empty key, so unrelated rows share it.
+func TestStateNeedsSetSemantics(t *testing.T) {
+	def := counterDef(ptf.NewValue[counter]("n"))
+	def.Args = []ptf.Arg{ptf.Table("input")}
+	_, err := ptftest.New(def, ptftest.Table("input", opsTable))
+	require.ErrorContains(t, err, "state")
+}
