@@ -65,6 +65,8 @@ type Outcome struct {
 	// StateSchema describes the job's PTF state (uid and state types), so a
 	// replacing statement can tell whether it may carry the state over.
 	StateSchema string
+	// Namespaces are the job's state namespaces.
+	Namespaces []string
 }
 
 // Run executes one statement for the statement manager, with its own
@@ -142,6 +144,9 @@ func (e *Engine) dryRun(stmt ast.Statement) error {
 
 func (e *Engine) outcome(ctx context.Context, stmt ast.Statement, res *cli.Result) (*Outcome, error) {
 	out := &Outcome{Kind: sqlKind(stmt), Message: res.Message, Job: e.run.job}
+	if out.Job != nil {
+		out.Namespaces = out.Job.Namespaces()
+	}
 	if p := e.run.plan; p != nil {
 		out.Schema, out.Key = p.Schema, p.Key
 		out.AppendOnly = p.Mode == jobgraph.Append

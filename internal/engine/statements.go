@@ -34,8 +34,9 @@ func (e *Engine) createTable(ctx context.Context, s *ast.CreateTable) (*cli.Resu
 		if s.IfNotExists && s.Query == nil {
 			return ok()
 		}
-		if e.run != nil && e.run.resume && s.Query != nil {
-			// A durable CTAS statement resumes: its table exists already.
+		if e.run != nil && s.Query != nil {
+			// A durable CTAS statement that resumes (or replaces an earlier
+			// version of itself) writes into the table it created.
 			ins, err := p.PlanInsert(existing, nil, s.Query, s.Query.Pos())
 			if err != nil {
 				return nil, err

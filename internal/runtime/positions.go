@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"strconv"
+	"strings"
 
 	"github.com/eddy-sql/eddy/internal/logstore"
 	"github.com/eddy-sql/eddy/internal/state"
@@ -15,7 +16,14 @@ func (j *Job) checkpointKey() []byte {
 	return append([]byte{store.PrefixCheckpoint}, "positions/"+j.opts.ID...)
 }
 
-func posKey(log string, partition int) string { return log + "/" + strconv.Itoa(partition) }
+// posKey names a position in the checkpoint: "log/partition" for a log,
+// "gen:<table>" (the rows read) for a generated input.
+func posKey(log string, partition int) string {
+	if strings.HasPrefix(log, genLogPrefix) {
+		return log
+	}
+	return log + "/" + strconv.Itoa(partition)
+}
 
 // savePositions writes the source positions into the checkpoint batch, so
 // they commit atomically with state and sink output.
@@ -54,20 +62,28 @@ func (j *Job) loadPositions() (map[string]int64, error) {
 }
 
 // CommittedPositions returns the source offsets of the job's last
-// checkpoint, by "log/partition".
+// checkpoint, by "log/partition" (and the rows read of generated inputs,
+// by "gen:<table>").
 func (j *Job) CommittedPositions() (map[string]int64, error) { return j.loadPositions() }
 
 // DeleteState removes everything the job persisted (state, timers and
 // checkpointed positions) through b. The job must have stopped.
 func (j *Job) DeleteState(b *store.Batch) error {
+	return DeleteJobData(b, j.opts.ID, j.Namespaces())
+}
+
+// DeleteJobData removes the state namespaces and checkpoint of a job that
+// is not running, by its ID.
+func DeleteJobData(b *store.Batch, jobID string, namespaces []string) error {
 	kv := state.NewPebble(b)
-	for _, ns := range j.Namespaces() {
+	for _, ns := range namespaces {
 		if err := kv.ClearNamespace(ns); err != nil {
-			return fmt.Errorf("deleting state of job %s: %w", j.opts.ID, err)
+			return fmt.Errorf("deleting state of job %s: %w", jobID, err)
 		}
 	}
-	if err := b.Delete(j.checkpointKey()); err != nil {
-		return fmt.Errorf("deleting checkpoint of job %s: %w", j.opts.ID, err)
+	key := append([]byte{store.PrefixCheckpoint}, "positions/"+jobID...)
+	if err := b.Delete(key); err != nil {
+		return fmt.Errorf("deleting checkpoint of job %s: %w", jobID, err)
 	}
 	return nil
 }

@@ -98,7 +98,7 @@ type storedOutcome struct {
 	Kind        string            `json:"kind"`
 	Sources     map[string]string `json:"sources,omitempty"`
 	StateSchema string            `json:"state_schema,omitempty"`
-	JobID       string            `json:"job_id,omitempty"`
+	Namespaces  []string          `json:"namespaces,omitempty"`
 }
 
 func key(name string) []byte { return append([]byte{store.PrefixStatement}, name...) }
@@ -131,7 +131,7 @@ func Open(opts Options) (*Manager, error) {
 		}
 		e := &entry{st: p.Statement, exceptions: p.Exceptions}
 		if p.Outcome != nil {
-			e.outcome = &engine.Outcome{Kind: p.Outcome.Kind, Sources: p.Outcome.Sources, StateSchema: p.Outcome.StateSchema}
+			e.outcome = &engine.Outcome{Kind: p.Outcome.Kind, Sources: p.Outcome.Sources, StateSchema: p.Outcome.StateSchema, Namespaces: p.Outcome.Namespaces}
 		}
 		m.stmts[e.st.Name] = e
 		switch e.st.Status.Phase {
@@ -205,7 +205,7 @@ func (m *Manager) save(e *entry) {
 	e.st.Metadata.UpdatedAt = m.now()
 	p := persisted{Statement: e.st, Exceptions: e.exceptions}
 	if o := e.outcome; o != nil {
-		p.Outcome = &storedOutcome{Kind: o.Kind, Sources: o.Sources, StateSchema: o.StateSchema}
+		p.Outcome = &storedOutcome{Kind: o.Kind, Sources: o.Sources, StateSchema: o.StateSchema, Namespaces: o.Namespaces}
 	}
 	b, err := json.Marshal(p)
 	if err == nil {

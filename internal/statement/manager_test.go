@@ -1,0 +1,244 @@
+package statement_test
+
+import (
+	"context"
+	"fmt"
+	"sort"
+	"strings"
+	"testing"
+	"time"
+
+	v1 "github.com/eddy-sql/eddy/api/v1"
+	"github.com/eddy-sql/eddy/examples"
+	"github.com/eddy-sql/eddy/internal/engine"
+	"github.com/eddy-sql/eddy/internal/statement"
+	"github.com/eddy-sql/eddy/ptf"
+	"github.com/stretchr/testify/require"
+)
+
+type env struct {
+	t   *testing.T
+	dir string
+	eng *engine.Engine
+	m   *statement.Manager
+}
+
+func open(t *testing.T, dir string) *env {
+	reg := ptf.NewRegistry()
+	require.NoError(t, examples.Register(reg))
+	eng, err := engine.Open(context.Background(), engine.Options{DataDir: dir, Registry: reg})
+	require.NoError(t, err)
+	m, err := statement.Open(statement.Options{Engine: eng, CheckpointInterval: 20 * time.Millisecond})
+	require.NoError(t, err)
+	return &env{t: t, dir: dir, eng: eng, m: m}
+}
+
+func (e *env) close() {
+	require.NoError(e.t, e.m.Close())
+	require.NoError(e.t, e.eng.Close())
+}
+
+// sql runs a statement as a durable statement and waits for its phase.
+func (e *env) sql(name, sql string, want v1.Phase) v1.Statement {
+	e.t.Helper()
+	_, err := e.m.Create(context.Background(), v1.Statement{Name: name, Spec: v1.Spec{Statement: sql}})
+	require.NoError(e.t, err)
+	return e.await(name, want)
+}
+
+func (e *env) await(name string, want v1.Phase) v1.Statement {
+	e.t.Helper()
+	var st v1.Statement
+	require.Eventually(e.t, func() bool {
+		var err error
+		st, err = e.m.Get(name)
+		require.NoError(e.t, err)
+		return st.Status.Phase == want
+	}, 10*time.Second, 5*time.Millisecond, "statement %s never reached %s", name, want)
+	return st
+}
+
+// rows reads a table with a bounded SELECT statement through the results.
+func (e *env) rows(table string) []string {
+	e.t.Helper()
+	name := fmt.Sprintf("read-%d", time.Now().UnixNano())
+	out, err := e.eng.Execute(context.Background(), "SELECT * FROM "+table, false)
+	require.NoError(e.t, err)
+	var got []string
+	for {
+		r, ok, err := out.Rows.Next(context.Background())
+		require.NoError(e.t, err)
+		if !ok {
+			break
+		}
+		got = append(got, fmt.Sprint(r.Kind, r.Values))
+	}
+	_ = name
+	return got
+}
+
+// sorted returns rows sorted, for comparing changelogs across keys.
+func sorted(rows []string) []string {
+	sort.Strings(rows)
+	return rows
+}
+
+// settle waits until the running statements have checkpointed everything.
+func (e *env) settle() {
+	time.Sleep(150 * time.Millisecond)
+}
+
+func setup(e *env) {
+	e.sql("fn", "CREATE FUNCTION OrderStatusTracker AS 'examples.OrderStatusTracker'", v1.Completed)
+	e.sql("events", "CREATE TABLE order_events (order_id INT NOT NULL, event_type STRING)", v1.Completed)
+	e.sql("ins1", "INSERT INTO order_events VALUES (101, 'PLACED'), (102, 'PLACED')", v1.Completed)
+}
+
+const ctas = `CREATE TABLE order_status (PRIMARY KEY (order_id) NOT ENFORCED) AS
+SELECT order_id, status FROM OrderStatusTracker(input => TABLE order_events PARTITION BY order_id)`
+
+func TestStopResumeExactlyOnce(t *testing.T) {
+	e := open(t, t.TempDir())
+	defer e.close()
+	setup(e)
+	st := e.sql("tracker", ctas, v1.Running)
+	require.Equal(t, "CREATE_TABLE_AS", st.Status.Traits.SQLKind)
+	e.settle()
+	require.Equal(t, []string{"+I [101 PENDING]", "+I [102 PENDING]"}, sorted(e.rows("order_status")))
+
+	st, err := e.m.Update(context.Background(), "tracker", st.Metadata.ResourceVersion, true)
+	require.NoError(t, err)
+	e.await("tracker", v1.Stopped)
+	// Written while stopped: processed once after resume.
+	e.sql("ins2", "INSERT INTO order_events VALUES (101, 'SHIPPED'), (103, 'PLACED'), (102, 'CANCELED')", v1.Completed)
+	_, err = e.m.Update(context.Background(), "tracker", "", false)
+	require.NoError(t, err)
+	e.await("tracker", v1.Running)
+	e.settle()
+	// Table mode of the upsert table after normalize: the last row per key.
+	require.Equal(t, []string{"+I [101 SHIPPED]", "+I [103 PENDING]"}, materialize(e.rows("order_status")))
+	// Exactly once: each change appears once in the changelog.
+	require.Equal(t, []string{"+I [101 PENDING]", "+I [102 PENDING]", "+I [103 PENDING]", "+U [101 SHIPPED]", "-D [102 PENDING]", "-U [101 PENDING]"}, sorted(e.rows("order_status")))
+	st, _ = e.m.Get("tracker")
+	require.Contains(t, st.Status.LatestOffsets["default_catalog.default_database.order_events"], "offset:5")
+}
+
+// materialize applies a changelog keyed by its first column.
+func materialize(rows []string) []string {
+	m := map[string]string{}
+	for _, r := range rows {
+		kind, vals, _ := strings.Cut(r, " ")
+		k := strings.Fields(strings.Trim(vals, "[]"))[0]
+		switch kind {
+		case "+I", "+U":
+			m[k] = "+I " + vals
+		default:
+			delete(m, k)
+		}
+	}
+	var out []string
+	for _, v := range m {
+		out = append(out, v)
+	}
+	sort.Strings(out)
+	return out
+}
+
+func TestStaleResourceVersionConflicts(t *testing.T) {
+	e := open(t, t.TempDir())
+	defer e.close()
+	setup(e)
+	st := e.sql("tracker", ctas, v1.Running)
+	_, err := e.m.Update(context.Background(), "tracker", "1", true)
+	require.ErrorIs(t, err, statement.ErrConflict)
+	_, err = e.m.Update(context.Background(), "tracker", st.Metadata.ResourceVersion, true)
+	require.NoError(t, err)
+}
+
+func TestCreateStoppedAndNames(t *testing.T) {
+	e := open(t, t.TempDir())
+	defer e.close()
+	setup(e)
+	st, err := e.m.Create(context.Background(), v1.Statement{Name: "later", Spec: v1.Spec{Statement: ctas, Stopped: true}})
+	require.NoError(t, err)
+	require.Equal(t, v1.Stopped, st.Status.Phase)
+	_, err = e.m.Create(context.Background(), v1.Statement{Name: "later", Spec: v1.Spec{Statement: ctas}})
+	require.ErrorIs(t, err, statement.ErrExists)
+	for _, bad := range []string{"Upper", "-lead", "trail-", "under_score", strings.Repeat("a", 101)} {
+		_, err := e.m.Create(context.Background(), v1.Statement{Name: bad, Spec: v1.Spec{Statement: ctas}})
+		require.ErrorIs(t, err, statement.ErrInvalid, bad)
+	}
+	a, b := e.m.GenerateName("app"), e.m.GenerateName("app")
+	require.NotEqual(t, a, b)
+	require.NoError(t, statement.ValidateName(a))
+}
+
+func TestFailedStatementRecordsException(t *testing.T) {
+	e := open(t, t.TempDir())
+	defer e.close()
+	st := e.sql("bad", "SELECT * FROM nope", v1.Failed)
+	require.Contains(t, st.Status.Detail, "Table 'nope' not found")
+	ex, err := e.m.Exceptions("bad")
+	require.NoError(t, err)
+	require.Len(t, ex, 1)
+	require.Equal(t, "UNKNOWN_TABLE", ex[0].Name)
+}
+
+func TestRestartResumesRunningStatements(t *testing.T) {
+	dir := t.TempDir()
+	e := open(t, dir)
+	setup(e)
+	e.sql("tracker", ctas, v1.Running)
+	e.settle()
+	e.close()
+
+	e = open(t, dir)
+	defer e.close()
+	e.await("tracker", v1.Running)
+	e.sql("ins2", "INSERT INTO order_events VALUES (101, 'DELIVERED')", v1.Completed)
+	e.settle()
+	require.Equal(t, []string{"+I [101 DELIVERED]", "+I [102 PENDING]"}, materialize(e.rows("order_status")))
+}
+
+func TestReplaceCarriesState(t *testing.T) {
+	e := open(t, t.TempDir())
+	defer e.close()
+	setup(e)
+	e.sql("tracker", ctas, v1.Running)
+	e.settle()
+	// Same uid and state type, different SQL text: state and positions
+	// carry over, so 101 stays PENDING->SHIPPED and is not re-inserted.
+	res, err := e.m.Replace(context.Background(), v1.Statement{Name: "tracker", Spec: v1.Spec{Statement: strings.Replace(ctas, "order_id, status", "*", 1)}})
+	require.NoError(t, err)
+	require.False(t, res.Unchanged)
+	require.True(t, res.Carried, res.Reason)
+	e.await("tracker", v1.Running)
+	e.sql("ins2", "INSERT INTO order_events VALUES (101, 'SHIPPED')", v1.Completed)
+	e.settle()
+	require.Equal(t, []string{"+I [101 PENDING]", "+I [102 PENDING]", "+U [101 SHIPPED]", "-U [101 PENDING]"}, sorted(e.rows("order_status")))
+
+	same, err := e.m.Replace(context.Background(), v1.Statement{Name: "tracker", Spec: v1.Spec{Statement: strings.Replace(ctas, "order_id, status", "*", 1)}})
+	require.NoError(t, err)
+	require.True(t, same.Unchanged)
+
+	fresh, err := e.m.Replace(context.Background(), v1.Statement{Name: "tracker", Spec: v1.Spec{Statement: strings.Replace(ctas, "PARTITION BY order_id)", "PARTITION BY order_id, uid => 'tracker-v2')", 1)}})
+	require.NoError(t, err)
+	require.False(t, fresh.Carried)
+	require.Contains(t, fresh.Reason, "uid or state types changed")
+}
+
+func TestDeleteRemovesStatement(t *testing.T) {
+	e := open(t, t.TempDir())
+	defer e.close()
+	setup(e)
+	e.sql("tracker", ctas, v1.Running)
+	require.NoError(t, e.m.Delete(context.Background(), "tracker"))
+	_, err := e.m.Get("tracker")
+	require.ErrorIs(t, err, statement.ErrNotFound)
+	page, next := e.m.List(statement.Filter{}, 2, "")
+	require.Len(t, page, 2)
+	require.NotEmpty(t, next)
+	rest, next2 := e.m.List(statement.Filter{}, 2, next)
+	require.Len(t, rest, 1)
+	require.Empty(t, next2)
+}
