@@ -75,8 +75,8 @@ func (jsonCodec[T]) Decode(b []byte, v *T) error { return json.Unmarshal(b, v) }
 
 // Value is a typed value-state entry: one T per partition key. Absent state
 // reads as the initial value (the zero T, or what the Init function sets);
-// a T equal to its zero value after a call is removed, as Flink removes an
-// all-null state entry.
+// a T equal to its zero value after a call is removed (when the entry has
+// no Init function), as Flink removes an all-null state entry.
 type Value[T any] struct {
 	name  string
 	cfg   stateConfig
@@ -149,8 +149,13 @@ func (v *Value[T]) DecodeState(b []byte) (any, error) {
 	return p, nil
 }
 
-// IsEmptyState implements StateEntry.
+// IsEmptyState implements StateEntry. A value equal to the zero T is
+// empty unless the entry has an Init function: then the zero value is a
+// real value (like 0 in a Java primitive field) and is kept.
 func (v *Value[T]) IsEmptyState(x any) bool {
+	if v.init != nil {
+		return false
+	}
 	p, ok := x.(*T)
 	return ok && reflect.ValueOf(p).Elem().IsZero()
 }

@@ -1,6 +1,7 @@
 package runtime
 
 import (
+	"encoding/binary"
 	"fmt"
 	"time"
 
@@ -105,6 +106,9 @@ func (h *FunctionHost) ValueState(e ptf.StateEntry, key ...types.Value) (any, bo
 	b, ok, err := h.op.kv.Get(h.op.ns, e.StateName(), []byte(k))
 	if err != nil || !ok || len(b) < 8 {
 		return nil, false, err
+	}
+	if w := int64(binary.BigEndian.Uint64(b)); h.op.ttl[i] > 0 && h.op.now()-w >= h.op.ttl[i] {
+		return nil, false, nil // expired
 	}
 	v, err := e.DecodeState(b[8:])
 	return v, err == nil, err

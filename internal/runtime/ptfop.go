@@ -1,6 +1,7 @@
 package runtime
 
 import (
+	"bytes"
 	"encoding/binary"
 	"errors"
 	"fmt"
@@ -32,6 +33,9 @@ type keyState struct {
 	loaded  []bool
 	dirty   []bool // write (or delete when vals is nil) at the next flush
 	wtime   []int64
+	// before holds the encoded value as last loaded or written, for
+	// entries with a TTL: their write time moves only when they change.
+	before  [][]byte
 	touched bool
 }
 
@@ -130,7 +134,7 @@ func (op *ptfOp) loadTimers() error {
 			op.keyVals = append(op.keyVals[:0], r.Values...)
 			op.enterKey()
 		}
-		op.timers.register(key, e.Name, e.Time)
+		op.timers.register(key, op.cache[key].keyVals, e.Name, e.Time)
 		return nil
 	})
 }
@@ -188,7 +192,7 @@ func (op *ptfOp) enterKey() {
 		ks = &keyState{
 			keyVals: append([]types.Value(nil), op.keyVals...),
 			vals:    make([]any, n), loaded: make([]bool, n),
-			dirty: make([]bool, n), wtime: make([]int64, n),
+			dirty: make([]bool, n), wtime: make([]int64, n), before: make([][]byte, n),
 		}
 		op.cache[string(op.keyBuf)] = ks
 	}
@@ -233,10 +237,27 @@ func (op *ptfOp) endCall() {
 		}
 		switch {
 		case op.cleared[i]:
-			ks.vals[i], ks.loaded[i], ks.dirty[i] = nil, true, true
+			ks.vals[i], ks.loaded[i], ks.dirty[i], ks.before[i] = nil, true, true, nil
 		case op.accessed[i]:
 			if s.IsEmptyState(ks.vals[i]) {
 				ks.vals[i] = nil
+			}
+			if op.ttl[i] > 0 {
+				// Flink writes state only when it changed, and only a write
+				// refreshes the TTL.
+				var enc []byte
+				if ks.vals[i] != nil {
+					b, err := s.EncodeState(ks.vals[i])
+					if err != nil {
+						op.Fail(err)
+						continue
+					}
+					enc = b
+				}
+				if bytes.Equal(enc, ks.before[i]) && (enc != nil || !ks.dirty[i]) {
+					continue
+				}
+				ks.before[i] = enc
 			}
 			ks.dirty[i], ks.wtime[i] = true, now
 		default:
@@ -268,6 +289,7 @@ func (op *ptfOp) advance(input int, wm int64) error {
 		if !ok {
 			return nil
 		}
+		op.timerDirty[e.key] = struct{}{}
 		if err := op.fire(e); err != nil {
 			return err
 		}
@@ -417,7 +439,7 @@ func (op *ptfOp) RegisterTimer(name string, t time.Time) error {
 	if !op.timersOK {
 		return errTimersNotSupported
 	}
-	op.timers.register(op.curKey, name, t.UnixNano())
+	op.timers.register(op.curKey, op.curKS.keyVals, name, t.UnixNano())
 	op.timerDirty[op.curKey] = struct{}{}
 	return nil
 }
@@ -466,7 +488,7 @@ func (op *ptfOp) ValueState(e ptf.StateEntry) any {
 	ks := op.curKS
 	op.accessed[i] = true
 	if ks.loaded[i] && ks.vals[i] != nil && op.ttl[i] > 0 && op.now()-ks.wtime[i] >= op.ttl[i] {
-		ks.vals[i] = nil // expired
+		ks.vals[i], ks.before[i] = nil, nil // expired
 	}
 	if !ks.loaded[i] {
 		ks.loaded[i] = true
@@ -481,6 +503,9 @@ func (op *ptfOp) ValueState(e ptf.StateEntry) any {
 					op.Fail(err)
 				}
 				ks.vals[i], ks.wtime[i] = v, w
+				if op.ttl[i] > 0 {
+					ks.before[i] = append([]byte(nil), b[8:]...)
+				}
 			}
 		}
 	}
@@ -494,7 +519,11 @@ func (op *ptfOp) ViewState(e ptf.StateEntry) any {
 	if op.stateIndex(e) < 0 {
 		op.Fail(fmt.Errorf("Unknown state entry: %s", e.StateName()))
 	}
-	v := &view{kv: op.kv, ns: op.ns, name: e.StateName(), key: []byte(op.curKey)}
+	i := op.stateIndex(e)
+	v := &view{kv: op.kv, ns: op.ns, name: e.StateName(), key: []byte(op.curKey), ttl: op.ttl[max(i, 0)], now: op.now}
+	if v.ttl > 0 && e.StateKind() == ptf.ListStateKind {
+		op.Fail(listView{v}.purge())
+	}
 	if e.StateKind() == ptf.MapStateKind {
 		return mapView{v}
 	}
@@ -525,7 +554,11 @@ func (op *ptfOp) Key() []types.Value { return op.curKS.keyVals }
 func (op *ptfOp) TableSemantics(arg string) (ptf.TableSemantics, bool) {
 	for _, t := range op.spec.Tables {
 		if t.Arg == arg {
-			return ptf.TableSemantics{Schema: t.Schema, PartitionBy: t.Keys, TimeColumn: t.TimeColumn, Changelog: t.Delivered}, true
+			schema := t.Schema
+			if t.ArgSchema != nil {
+				schema = t.ArgSchema // after the cast to the typed argument
+			}
+			return ptf.TableSemantics{Schema: schema, PartitionBy: t.Keys, TimeColumn: t.TimeColumn, Changelog: t.Delivered}, true
 		}
 	}
 	op.Fail(fmt.Errorf("Unknown table argument: %s", arg))

@@ -33,18 +33,26 @@ type source struct {
 func newSource(j *Job) (*source, error) {
 	s := &source{job: j, inputs: j.graph.Inputs, inputOf: map[string]int{}}
 	for i, in := range s.inputs {
-		s.inputOf[in.Log] = i
 		w := make([]int64, in.Partitions)
 		for p := range w {
 			w[p] = MinWatermark
-			s.pos = append(s.pos, logstore.Position{Log: in.Log, Partition: p})
 		}
 		s.wm = append(s.wm, w)
 		s.inWM = append(s.inWM, MinWatermark)
+		if in.Generator != nil {
+			continue // generated inputs are read by a genReader (generate.go)
+		}
+		s.inputOf[in.Log] = i
+		for p := range w {
+			s.pos = append(s.pos, logstore.Position{Log: in.Log, Partition: p})
+		}
 	}
 	if j.opts.Bounded {
 		s.targets = map[logstore.Position]int64{}
 		for _, in := range s.inputs {
+			if in.Generator != nil {
+				continue
+			}
 			ends, err := j.env.Logs.EndOffsets(in.Log)
 			if err != nil {
 				return nil, fmt.Errorf("reading end offsets of %s: %w", in.Table, err)
@@ -66,14 +74,17 @@ func newSource(j *Job) (*source, error) {
 		}
 	}
 	if len(s.pos) == 0 {
-		s.reader = noInput{} // a function without table arguments
-		return s, nil
+		s.reader = noInput{} // a function without table arguments, or only generated inputs
+	} else {
+		r, err := j.env.Logs.NewMergedReader(s.pos)
+		if err != nil {
+			return nil, fmt.Errorf("opening inputs: %w", err)
+		}
+		s.reader = r
 	}
-	r, err := j.env.Logs.NewMergedReader(s.pos)
-	if err != nil {
-		return nil, fmt.Errorf("opening inputs: %w", err)
+	if err := s.openGenerators(); err != nil {
+		return nil, err
 	}
-	s.reader = r
 	return s, nil
 }
 
@@ -146,6 +157,9 @@ func (s *source) run(ctx context.Context) error {
 	for i := range s.batches {
 		s.batches[i] = make([]event, 0, batchSize)
 	}
+	if err := s.startGenerated(ctx); err != nil {
+		return err
+	}
 	for {
 		rec, ok, err := s.reader.Next()
 		if err != nil {
@@ -156,6 +170,9 @@ func (s *source) run(ctx context.Context) error {
 				continue
 			}
 			if err := s.record(ctx, rec); err != nil {
+				return err
+			}
+			if err := s.generatedRead(ctx, rec); err != nil {
 				return err
 			}
 			if s.job.opts.CheckpointRecords > 0 && s.sinceCP >= s.job.opts.CheckpointRecords {
@@ -224,6 +241,7 @@ func (s *source) idle(ctx context.Context) error {
 			// look and the request: answer only once the reader is at
 			// the end again (run sends pending syncs when it is).
 			s.pendingSyncs = append(s.pendingSyncs, b)
+			s.syncGenerated()
 			return nil
 		case <-s.job.tick:
 			if s.sinceCP > 0 {
@@ -247,7 +265,9 @@ func (s *source) record(ctx context.Context, rec logstore.Record) error {
 	}
 	row := types.Row{Values: s.arena[:0:n]}
 	s.arena = s.arena[n:]
-	if err := types.DecodeRowInto(rec.Value, &row); err != nil {
+	if in.Generator != nil {
+		row.Values = in.Generator.Row(rec.Offset, row.Values)
+	} else if err := types.DecodeRowInto(rec.Value, &row); err != nil {
 		return fmt.Errorf("decoding record %s/%d@%d: %w", in.Table, rec.Partition, rec.Offset, err)
 	}
 	if in.Columns != nil {

@@ -1,24 +1,34 @@
 package runtime
 
-import "container/heap"
+import (
+	"container/heap"
+
+	"github.com/eddy-sql/eddy/types"
+)
 
 // timerEntry is one pending timer. Unnamed timers have name "" and
 // unnamed=true.
 type timerEntry struct {
 	t       int64
 	key     string
+	vals    []types.Value // the key's values, for ordering
 	name    string
 	unnamed bool
 }
 
 // less orders timers by (time, key, name), the firing order Eddy
-// guarantees; an unnamed timer sorts before named ones at the same time
-// and key.
+// guarantees: keys compare by value (types.Compare, column by column), an
+// unnamed timer sorts before named ones at the same time and key.
 func (a timerEntry) less(b timerEntry) bool {
 	if a.t != b.t {
 		return a.t < b.t
 	}
 	if a.key != b.key {
+		for i := 0; i < len(a.vals) && i < len(b.vals); i++ {
+			if c := types.Compare(a.vals[i], b.vals[i]); c != 0 {
+				return c < 0
+			}
+		}
 		return a.key < b.key
 	}
 	if a.unnamed != b.unnamed {
@@ -53,7 +63,7 @@ func newTimerQueue() *timerQueue {
 	return &timerQueue{named: map[string]map[string]int64{}, unnamed: map[string]map[int64]struct{}{}}
 }
 
-func (q *timerQueue) register(key, name string, t int64) {
+func (q *timerQueue) register(key string, vals []types.Value, name string, t int64) {
 	if name == "" {
 		m := q.unnamed[key]
 		if m == nil {
@@ -64,7 +74,7 @@ func (q *timerQueue) register(key, name string, t int64) {
 			return
 		}
 		m[t] = struct{}{}
-		heap.Push(&q.h, timerEntry{t: t, key: key, unnamed: true})
+		heap.Push(&q.h, timerEntry{t: t, key: key, vals: vals, unnamed: true})
 		return
 	}
 	m := q.named[key]
@@ -76,7 +86,7 @@ func (q *timerQueue) register(key, name string, t int64) {
 		return
 	}
 	m[name] = t
-	heap.Push(&q.h, timerEntry{t: t, key: key, name: name})
+	heap.Push(&q.h, timerEntry{t: t, key: key, vals: vals, name: name})
 }
 
 func (q *timerQueue) clearNamed(key, name string) {

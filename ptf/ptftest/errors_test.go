@@ -165,6 +165,13 @@ func TestCallValidation(t *testing.T) {
 			"doesn't support consuming update changes"},
 		{"upsert output with row semantics", upsert, []ptftest.Option{ptftest.Table("input", rowType)},
 			"PTFs that take table arguments with row semantics don't support upsert output. Table argument 'input' of function 'f' must use set semantics."},
+		{"updating output with pass-through", &ptf.Definition{
+			Args:      []ptf.Arg{ptf.Table("input", ptf.SetSemantic, ptf.PassColumnsThrough)},
+			Output:    "INT",
+			Changelog: func(ptf.ChangelogContext) ptf.ChangelogMode { return ptf.Retract() },
+			Eval:      func(*ptf.Context, ptf.Input) error { return nil },
+		}, []ptftest.Option{ptftest.Table("input", rowType, ptftest.PartitionBy("k"))},
+			"Pass-through columns are not supported for PTFs that produce updates."},
 		{"invalid definition", &ptf.Definition{Output: "INT"}, nil, "definition has no Eval function"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
@@ -253,4 +260,40 @@ func TestTypedTableArgument(t *testing.T) {
 
 	_, err = ptftest.New(def, ptftest.Table("input", "ROW<n STRING, s STRING, r INT>", ptftest.PartitionBy("n")))
 	require.ErrorContains(t, err, "Argument 'input' expects a typed table")
+}
+
+// TestDeliveredChangelog: the planner delivers an updating table as upsert
+// only when PARTITION BY equals its upsert key and the argument does not
+// require -U rows; otherwise as retract (reference §12.1).
+func TestDeliveredChangelog(t *testing.T) {
+	for _, tc := range []struct {
+		name   string
+		traits []ptf.Trait
+		table  []ptftest.TableOption
+		want   string
+	}{
+		{"append-only", nil, nil, "[INSERT]"},
+		{"upsert on the partition key", nil, []ptftest.TableOption{ptftest.Upsert("k")}, "[INSERT, UPDATE_AFTER, ~DELETE]"},
+		{"full deletes required", []ptf.Trait{ptf.RequireFullDelete}, []ptftest.TableOption{ptftest.Upsert("k")}, "[INSERT, UPDATE_AFTER, DELETE]"},
+		{"-U required", []ptf.Trait{ptf.RequireUpdateBefore}, []ptftest.TableOption{ptftest.Upsert("k")}, "[INSERT, UPDATE_BEFORE, UPDATE_AFTER, DELETE]"},
+		{"upsert on another key", nil, []ptftest.TableOption{ptftest.Upsert("op")}, "[INSERT, UPDATE_BEFORE, UPDATE_AFTER, DELETE]"},
+		{"retract", nil, []ptftest.TableOption{ptftest.Retract()}, "[INSERT, UPDATE_BEFORE, UPDATE_AFTER, DELETE]"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			var got string
+			def := &ptf.Definition{
+				Args:   []ptf.Arg{ptf.Table("input", append([]ptf.Trait{ptf.SetSemantic, ptf.SupportUpdates}, tc.traits...)...)},
+				Output: "INT",
+				Eval: func(ctx *ptf.Context, in ptf.Input) error {
+					ts, _ := ctx.TableSemantics("input")
+					got = ts.Changelog.String()
+					return nil
+				},
+			}
+			h, err := ptftest.New(def, ptftest.Table("input", opsTable, append(tc.table, ptftest.PartitionBy("k"))...))
+			require.NoError(t, err)
+			mustSend(t, h, "a", "", t0)
+			require.Equal(t, tc.want, got)
+		})
+	}
 }

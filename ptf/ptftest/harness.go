@@ -145,6 +145,12 @@ func New(def *ptf.Definition, opts ...Option) (*Harness, error) {
 	}
 	h := &Harness{def: def, cfg: c, be: state.NewMemory(), clock: &runtime.ManualClock{T: c.start}, inputs: map[string]int{}}
 	for i, t := range c.tables {
+		if !isTableArg(def, t.Arg) {
+			return nil, fmt.Errorf("table %s: the function has no table argument named %q", t.Arg, t.Arg)
+		}
+		if _, dup := h.inputs[t.Arg]; dup {
+			return nil, fmt.Errorf("table %s is declared twice", t.Arg)
+		}
 		h.inputs[t.Arg] = i
 	}
 	if err := h.open(); err != nil {
@@ -182,7 +188,9 @@ func (h *Harness) Schema() *types.Schema { return h.host.Spec().Out }
 // ChangelogMode returns the mode the function produces in this call.
 func (h *Harness) ChangelogMode() ptf.ChangelogMode { return h.host.Spec().Produced }
 
-// Process feeds one row of the given kind to table argument arg.
+// Process feeds one row of the given kind to table argument arg. The kind
+// must be one the table delivers to the function: only +I for an
+// append-only table, see Upsert and Retract for updating ones.
 func (h *Harness) Process(arg string, kind types.RowKind, vals ...types.Value) error {
 	i, ok := h.inputs[arg]
 	if !ok {
@@ -191,7 +199,21 @@ func (h *Harness) Process(arg string, kind types.RowKind, vals ...types.Value) e
 	if n := h.cfg.tables[i].Schema.Len(); len(vals) != n {
 		return fmt.Errorf("table %s has %d columns, got %d values", arg, n, len(vals))
 	}
+	for _, t := range h.host.Spec().Tables {
+		if t.Input == i && !t.Delivered.Contains(kind) {
+			return fmt.Errorf("table %s delivers %s to the function; a row of kind %s cannot occur (declare the table with Upsert or Retract)", arg, t.Delivered, kind.Name())
+		}
+	}
 	return h.host.Process(i, types.Row{Kind: kind, Values: append([]types.Value(nil), vals...)})
+}
+
+func isTableArg(def *ptf.Definition, name string) bool {
+	for _, a := range def.TableArgs() {
+		if a.Name == name {
+			return true
+		}
+	}
+	return false
 }
 
 // Insert feeds an insert (+I) row to table argument arg.

@@ -343,3 +343,55 @@ func TestFiredTimerStaysFiredAfterRestore(t *testing.T) {
 	require.Empty(t, take(h), "timers fired a second time after the restore")
 	require.Empty(t, pending(h, "k"))
 }
+
+// TestOnTimerState: OnTimer runs in the timer's key with its state; its
+// changes persist. The table watermark is not defined there.
+func TestOnTimerState(t *testing.T) {
+	v := ptf.NewValue[counter]("n")
+	def := counterDef(v)
+	eval := def.Eval
+	def.Eval = func(ctx *ptf.Context, in ptf.Input) error {
+		ctx.RegisterOnTimeUnnamed(in.Row.Get("at").Time())
+		return eval(ctx, in)
+	}
+	def.OnTimer = func(ctx *ptf.Context) error {
+		if _, ok := ctx.TableWatermark(); ok {
+			return fmt.Errorf("TableWatermark is ok in OnTimer")
+		}
+		st := v.Get(ctx)
+		st.N += 100
+		ctx.Collect(types.NewInt(st.N))
+		return nil
+	}
+	h := newOps(t, def)
+	mustSend(t, h, "a", "inc", at(time.Minute))
+	mustSend(t, h, "b", "inc inc", at(time.Minute))
+	require.NoError(t, h.Watermark(at(time.Minute)))
+	require.Equal(t, rows("+I[a, 101]", "+I[b, 102]"), take(h))
+	mustSend(t, h, "a", "emit", at(time.Minute))
+	require.Equal(t, rows("+I[a, 101]"), take(h))
+}
+
+// TestCompositeKey: with PARTITION BY (a, b) the key has two columns; with
+// two tables the key prefix follows the declared schema, table by table.
+func TestCompositeKey(t *testing.T) {
+	const row = "ROW<a STRING, b INT, op STRING, at TIMESTAMP(3)>"
+	h, err := ptftest.New(timerDefOver("left", "right"),
+		ptftest.Table("left", row, ptftest.PartitionBy("a", "b")),
+		ptftest.Table("right", row, ptftest.PartitionBy("a", "b")))
+	require.NoError(t, err)
+	require.Equal(t, []string{"a", "b", "a0", "b0", "timer", "fired_at", "wm"}, h.Schema().Names())
+	in := func(table string, b int64, op string) {
+		t.Helper()
+		require.NoError(t, h.Insert(table, types.NewString("x"), types.NewInt(b), types.NewString(op), types.NewTimestampTime(at(time.Minute))))
+	}
+	in("left", 1, "named:t")
+	in("right", 1, "named:t") // the same key: replaces the timer
+	in("right", 2, "named:t")
+	require.Len(t, h.Timers(types.NewString("x"), types.NewInt(1)), 1)
+	require.NoError(t, h.End())
+	out := take(h)
+	require.Contains(t, out, "+I[x, 1, x, 1, t, 2026-08-01 09:01:00.000, ")
+	require.Contains(t, out, "+I[x, 2, x, 2, t, 2026-08-01 09:01:00.000, ")
+	require.Len(t, h.Fired(), 2)
+}

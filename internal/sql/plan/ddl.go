@@ -1,10 +1,13 @@
 package plan
 
 import (
+	"errors"
 	"slices"
 	"strings"
+	"time"
 
 	"github.com/eddy-sql/eddy/internal/catalog"
+	"github.com/eddy-sql/eddy/internal/connector/datagen"
 	"github.com/eddy-sql/eddy/internal/sql/ast"
 	"github.com/eddy-sql/eddy/internal/sqlerr"
 	"github.com/eddy-sql/eddy/types"
@@ -12,7 +15,7 @@ import (
 
 // connectors this version can run. Tables without 'connector' are Eddy
 // log tables.
-var knownConnectors = map[string]bool{}
+var knownConnectors = map[string]bool{datagen.Identifier: true}
 
 // TableFromDDL builds a catalog table from CREATE TABLE. For CREATE TABLE
 // AS SELECT, query is the schema of the query (its columns come first).
@@ -51,7 +54,64 @@ func (p *Planner) TableFromDDL(ct *ast.CreateTable, query *types.Schema) (*catal
 	if err := checkOptions(t, ct); err != nil {
 		return nil, err
 	}
+	if t.Connector() == datagen.Identifier {
+		if err := p.checkDatagen(t, ct); err != nil {
+			return nil, err
+		}
+	}
 	return t, nil
+}
+
+// checkDatagen validates a 'datagen' table and stamps its creation time
+// ('eddy.created-at', from the planner's clock) unless the DDL sets it.
+func (p *Planner) checkDatagen(t *catalog.Table, ct *ast.CreateTable) error {
+	if ct.Query != nil {
+		return errAt(ct.Query.Pos(), sqlerr.Unsupported, "A 'datagen' table generates its rows, so it cannot be created AS SELECT").
+			WithHint("omit 'connector' to create an Eddy log table from the query")
+	}
+	for i, c := range t.Columns {
+		if c.Kind == catalog.Metadata {
+			return errAt(ct.Columns[i].Pos(), sqlerr.InvalidOption, "Column '%s': the datagen connector has no metadata columns", c.Name).
+				WithHint("declare a physical column, or a computed column over the generated ones")
+		}
+	}
+	if ct.Distribution != nil {
+		return errAt(ct.Distribution.Pos(), sqlerr.InvalidOption, "A 'datagen' table has no buckets: DISTRIBUTED BY applies to Eddy log tables").
+			WithHint("remove the DISTRIBUTED clause")
+	}
+	if _, set := t.Options[datagen.OptCreatedAt]; !set && p.Now != nil {
+		t.Options[datagen.OptCreatedAt] = p.Now().UTC().Format(time.RFC3339Nano)
+	}
+	if _, err := datagen.New(t.Name, t.PhysicalSchema().Fields, t.Options); err != nil {
+		return datagenError(err, optionPos(ct, t, err))
+	}
+	return nil
+}
+
+// optionPos returns the position of the option a datagen error is about.
+func optionPos(ct *ast.CreateTable, t *catalog.Table, err error) sqlerr.Pos {
+	var oe *datagen.OptionError
+	if errors.As(err, &oe) {
+		for _, o := range ct.Options {
+			if o.Key.Value == oe.Key {
+				return o.Value.Pos()
+			}
+		}
+	}
+	return ct.Pos()
+}
+
+// datagenError turns a datagen validation error into a user error at pos.
+func datagenError(err error, pos sqlerr.Pos) error {
+	var oe *datagen.OptionError
+	if !errors.As(err, &oe) {
+		return err
+	}
+	e := errAt(pos, sqlerr.InvalidOption, "%s", oe.Message)
+	if oe.Hint != "" {
+		e.WithHint("%s", oe.Hint)
+	}
+	return e
 }
 
 func (p *Planner) addColumns(t *catalog.Table, ct *ast.CreateTable) error {

@@ -4,8 +4,10 @@ import (
 	"fmt"
 	"sort"
 	"strings"
+	"time"
 
 	"github.com/eddy-sql/eddy/internal/catalog"
+	"github.com/eddy-sql/eddy/internal/connector/datagen"
 	"github.com/eddy-sql/eddy/internal/expr"
 	"github.com/eddy-sql/eddy/internal/jobgraph"
 	"github.com/eddy-sql/eddy/internal/sql/ast"
@@ -29,6 +31,10 @@ type Planner struct {
 	Catalog  *catalog.Catalog
 	Registry *ptf.Registry
 	Session  *Session
+	// Now is the clock that stamps the creation time of 'datagen'
+	// tables; nil leaves it unset (generated times then count from the
+	// epoch).
+	Now func() time.Time
 
 	required ptf.ChangelogMode
 	// allowLimit is set while the next SELECT planned is the outermost
@@ -149,13 +155,22 @@ func modeOf(t *catalog.Table) jobgraph.Mode {
 
 // addInput adds a table as an input of the job.
 func (p *Planner) addInput(job *jobgraph.Job, t *catalog.Table, pos sqlerr.Pos) (int, error) {
-	if c := t.Connector(); c != "" {
-		return 0, errAt(pos, sqlerr.Unsupported, "Table '%s' uses connector '%s', which this version of Eddy cannot read yet", t.Name, c).
-			WithHint("tables without a 'connector' option are Eddy log tables and work everywhere")
-	}
 	in := jobgraph.Input{
 		Table: t.FullName(), Log: t.Log, Partitions: t.Buckets(),
 		Physical: t.PhysicalSchema(), Schema: t.Schema(), Mode: modeOf(t),
+	}
+	switch c := t.Connector(); c {
+	case "":
+	case datagen.Identifier:
+		// A generated table is read from its generator instead of a log.
+		gen, err := datagen.New(t.Name, in.Physical.Fields, t.Options)
+		if err != nil {
+			return 0, datagenError(err, pos)
+		}
+		in.Log, in.Partitions, in.Generator = "", 1, gen
+	default:
+		return 0, errAt(pos, sqlerr.Unsupported, "Table '%s' uses connector '%s', which this version of Eddy cannot read yet", t.Name, c).
+			WithHint("tables without a 'connector' option are Eddy log tables and work everywhere")
 	}
 	cols, err := tableColumns(t)
 	if err != nil {

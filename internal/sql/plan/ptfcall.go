@@ -163,6 +163,11 @@ func (c *ptfCall) planPTF() (*jobgraph.PTF, error) {
 		node.Tables = append(node.Tables, t)
 		modes = append(modes, t.Delivered)
 	}
+	if len(c.def.State) > 0 && !hasSetSemantics(c.def) {
+		return nil, errAt(c.pos, sqlerr.InvalidFunction, "Function '%s' declares state entries (%s), but only functions with a set-semantic table argument can be stateful",
+			c.name, c.def.State[0].StateName()).
+			WithHint("declare the table argument with ptf.SetSemantic (and PARTITION BY it), or remove the state")
+	}
 	if err := c.checkCoPartitioning(node); err != nil {
 		return nil, err
 	}
@@ -533,4 +538,13 @@ func uniqueNames(fields []types.Field) []types.Field {
 		out[i].Name = name
 	}
 	return out
+}
+
+func hasSetSemantics(d *ptf.Definition) bool {
+	for _, a := range d.TableArgs() {
+		if a.Traits.Has(ptf.SetSemantic) {
+			return true
+		}
+	}
+	return false
 }
