@@ -22,6 +22,7 @@ import (
 	"github.com/eddy-sql/eddy/examples"
 	"github.com/eddy-sql/eddy/internal/cli"
 	"github.com/eddy-sql/eddy/internal/engine"
+	"github.com/eddy-sql/eddy/internal/server"
 	"github.com/eddy-sql/eddy/ptf"
 )
 
@@ -89,6 +90,7 @@ func Run(opts ...Option) int {
 		OpenEngine: func(ctx context.Context, dataDir string) (cli.Engine, error) {
 			return engine.Open(ctx, engine.Options{DataDir: dataDir, Registry: reg})
 		},
+		Commands: server.Commands(server.CommandOptions{Registry: reg}),
 	}, c.args)
 }
 

@@ -1,6 +1,9 @@
 package v1
 
-import "time"
+import (
+	"encoding/json"
+	"time"
+)
 
 // APIVersion is the api_version of every resource.
 const APIVersion = "sql/v1"
@@ -184,6 +187,9 @@ type ErrorBody struct {
 	Suggestion string `json:"suggestion,omitempty"`
 	// Position is "line:column" for SQL errors.
 	Position string `json:"position,omitempty"`
+	// Details is the resource the error is about, when there is one: the
+	// existing Statement for ALREADY_EXISTS and RESOURCE_VERSION_CONFLICT.
+	Details json.RawMessage `json:"details,omitempty"`
 }
 
 // Stable error codes.

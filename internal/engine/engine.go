@@ -1,18 +1,22 @@
 package engine
 
 import (
+	"bytes"
 	"context"
 	"crypto/rand"
 	"encoding/hex"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"log/slog"
+	"maps"
 	"os"
 	"strconv"
 	"sync"
 
 	"github.com/eddy-sql/eddy/internal/catalog"
 	"github.com/eddy-sql/eddy/internal/cli"
+	"github.com/eddy-sql/eddy/internal/connector/datagen"
 	"github.com/eddy-sql/eddy/internal/logstore"
 	"github.com/eddy-sql/eddy/internal/runtime"
 	"github.com/eddy-sql/eddy/internal/sql/ast"
@@ -101,7 +105,108 @@ func Open(ctx context.Context, opts Options) (*Engine, error) {
 		sess: &plan.Session{Catalog: catalog.DefaultCatalog, Database: catalog.DefaultDatabase, Config: map[string]string{}},
 		env:  runtime.Env{DB: db, Logs: logs, Clock: opts.Clock, Logger: opts.Logger},
 	}
+	if err := e.ensureExamples(); err != nil {
+		db.Close()
+		return nil, err
+	}
 	return e, nil
+}
+
+// ensureExamples creates the read-only examples catalog when it is
+// missing: examples.marketplace with the generated tables clicks,
+// customers, orders and products (package datagen). Tables whose
+// definition differs from this version's are replaced.
+func (e *Engine) ensureExamples() error {
+	cat := datagen.ExamplesCatalog
+	if !e.cat.HasCatalog(cat) {
+		if err := e.cat.CreateCatalog(&catalog.CatalogInfo{Name: cat}); err != nil {
+			return fmt.Errorf("creating the examples catalog: %w", err)
+		}
+	}
+	for _, et := range datagen.Examples() {
+		if !e.cat.HasDatabase(cat, et.Database) {
+			if err := e.cat.CreateDatabase(&catalog.Database{Catalog: cat, Name: et.Database}); err != nil {
+				return fmt.Errorf("creating the examples catalog: %w", err)
+			}
+		}
+		want := exampleTable(et)
+		if have, ok := e.cat.Table(cat, et.Database, et.Name); ok {
+			a, errA := json.Marshal(have)
+			b, errB := json.Marshal(want)
+			if errA == nil && errB == nil && bytes.Equal(a, b) {
+				continue
+			}
+			if err := e.cat.DropTable(cat, et.Database, et.Name); err != nil {
+				return fmt.Errorf("updating example table %s: %w", want.FullName(), err)
+			}
+		}
+		if err := e.cat.CreateTable(want); err != nil {
+			return fmt.Errorf("creating example table %s: %w", want.FullName(), err)
+		}
+	}
+	return nil
+}
+
+// exampleTable is the catalog entry of a table of the examples catalog.
+func exampleTable(et datagen.ExampleTable) *catalog.Table {
+	t := &catalog.Table{
+		Catalog: datagen.ExamplesCatalog, Database: et.Database, Name: et.Name,
+		PrimaryKey: et.PrimaryKey, Options: map[string]string{}, Comment: et.Comment,
+	}
+	for _, f := range et.Columns {
+		t.Columns = append(t.Columns, catalog.Column{Name: f.Name, Type: catalog.Type{Type: f.Type}, Kind: catalog.Physical})
+	}
+	if et.Watermark != "" {
+		t.Watermark = &catalog.Watermark{Column: et.Watermark, Expr: ast.QuoteIdent(et.Watermark)}
+	}
+	maps.Copy(t.Options, et.Options)
+	return t
+}
+
+// checkWritable refuses statements that would change the read-only
+// examples catalog or write into a generated ('datagen') table.
+func (e *Engine) checkWritable(stmt ast.Statement) error {
+	readOnly := func(pos sqlerr.Pos, what string) error {
+		return sqlerr.Newf(sqlerr.Unsupported, "The catalog '%s' is read-only: %s", datagen.ExamplesCatalog, what).At(pos).
+			WithHint("copy the data into a table of your own, e.g. CREATE TABLE my_clicks AS SELECT * FROM examples.marketplace.clicks")
+	}
+	catalogOf := func(n *ast.ObjectName, parts int) string {
+		if names := n.Names(); len(names) == parts {
+			return names[0]
+		}
+		return e.sess.Catalog
+	}
+	switch s := stmt.(type) {
+	case *ast.CreateTable:
+		if catalogOf(s.Name, 3) == datagen.ExamplesCatalog {
+			return readOnly(s.Name.Pos(), "tables cannot be created in it")
+		}
+	case *ast.DropTable:
+		if catalogOf(s.Name, 3) == datagen.ExamplesCatalog {
+			return readOnly(s.Name.Pos(), "its tables cannot be dropped")
+		}
+	case *ast.CreateDatabase:
+		if catalogOf(s.Name, 2) == datagen.ExamplesCatalog {
+			return readOnly(s.Name.Pos(), "databases cannot be created in it")
+		}
+	case *ast.CreateFunction:
+		if catalogOf(s.Name, 3) == datagen.ExamplesCatalog {
+			return readOnly(s.Name.Pos(), "functions cannot be created in it")
+		}
+	case *ast.Insert:
+		t, err := e.planner().ResolveTable(s.Table)
+		if err != nil {
+			return nil // the insert reports it
+		}
+		if t.Catalog == datagen.ExamplesCatalog {
+			return readOnly(s.Table.Pos(), "its tables cannot be written into")
+		}
+		if t.Connector() == datagen.Identifier {
+			return sqlerr.Newf(sqlerr.Unsupported, "Table '%s' uses the 'datagen' connector: its rows are generated, so it cannot be written into", t.Name).At(s.Table.Pos()).
+				WithHint("write into an Eddy log table (a table without 'connector') instead")
+		}
+	}
+	return nil
 }
 
 // Config returns the session configuration.
@@ -131,7 +236,7 @@ func (e *Engine) Close() error {
 }
 
 func (e *Engine) planner() *plan.Planner {
-	return &plan.Planner{Catalog: e.cat, Registry: e.reg, Session: e.sess}
+	return &plan.Planner{Catalog: e.cat, Registry: e.reg, Session: e.sess, Now: e.env.Clock.Now}
 }
 
 func newID() string {
@@ -155,6 +260,9 @@ func (e *Engine) Execute(ctx context.Context, sql string, interactive bool) (*cl
 }
 
 func (e *Engine) execute(ctx context.Context, stmt ast.Statement, interactive bool) (*cli.Result, error) {
+	if err := e.checkWritable(stmt); err != nil {
+		return nil, err
+	}
 	switch s := stmt.(type) {
 	case *ast.CreateTable:
 		return e.createTable(ctx, s)
