@@ -377,9 +377,24 @@ func (e *Engine) startJob(ctx context.Context, p *plan.QueryPlan, bounded bool) 
 		par = n
 	}
 	opts := runtime.Options{ID: newID(), Bounded: bounded, Parallelism: par}
+	if v := e.sess.Config["execution.checkpointing.interval"]; v != "" {
+		d, err := plan.ParseDuration(v)
+		if err != nil || d < 0 {
+			return nil, sqlerr.Newf(sqlerr.InvalidOption, "Invalid 'execution.checkpointing.interval' = '%s': use a duration such as '1 s' or '100 ms'", v)
+		}
+		if d == 0 {
+			// No periodic checkpoints: commit only on sync, on stop and
+			// at the end (and when a checkpoint's size limit is reached).
+			opts.CheckpointInterval, opts.CheckpointRecords = 1<<62, 1<<62
+		} else {
+			opts.CheckpointInterval = d
+		}
+	}
 	if e.run != nil {
 		opts.ID, opts.Resume, opts.Bounded = e.run.jobID, e.run.resume, false
-		opts.CheckpointInterval = e.run.checkpointEvery
+		if e.run.checkpointEvery > 0 {
+			opts.CheckpointInterval = e.run.checkpointEvery
+		}
 	}
 	job, err := runtime.Start(context.WithoutCancel(ctx), e.env, p.Job, opts)
 	if err != nil {

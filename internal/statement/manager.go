@@ -18,6 +18,7 @@ import (
 	v1 "github.com/eddy-sql/eddy/api/v1"
 	"github.com/eddy-sql/eddy/internal/engine"
 	"github.com/eddy-sql/eddy/internal/runtime"
+	"github.com/eddy-sql/eddy/internal/sql/plan"
 	"github.com/eddy-sql/eddy/internal/sqlerr"
 	"github.com/eddy-sql/eddy/internal/store"
 )
@@ -281,7 +282,7 @@ func (m *Manager) start(e *entry, resume bool) {
 	m.setPhase(e, v1.Pending, "Statement is being started.")
 	interval := m.opts.CheckpointInterval
 	if v := e.st.Spec.Properties["execution.checkpointing.interval"]; v != "" {
-		if d, err := time.ParseDuration(v); err == nil {
+		if d, err := plan.ParseDuration(v); err == nil && d > 0 {
 			interval = d
 		}
 	}
