@@ -137,3 +137,6 @@ func (h *FunctionHost) ClearValueState(e ptf.StateEntry, key ...types.Value) err
 
 // Spec returns the planned call.
 func (h *FunctionHost) Spec() *jobgraph.PTF { return h.op.spec }
+
+// EvalOnce calls Eval once for a function without table arguments.
+func (h *FunctionHost) EvalOnce() error { return h.op.evalOnce() }

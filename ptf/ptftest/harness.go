@@ -351,3 +351,12 @@ func (h *Harness) Format(rows []types.Row) string {
 	}
 	return b.String()
 }
+
+// Run calls Eval once, as a SQL call of a function without table
+// arguments does.
+func (h *Harness) Run() error {
+	if len(h.host.Spec().Tables) > 0 {
+		return fmt.Errorf("Run is for functions without table arguments; feed rows with Process or Insert")
+	}
+	return h.host.EvalOnce()
+}

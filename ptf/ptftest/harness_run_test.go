@@ -1,0 +1,28 @@
+package ptftest_test
+
+import (
+	"testing"
+
+	"github.com/eddy-sql/eddy/ptf"
+	"github.com/eddy-sql/eddy/ptf/ptftest"
+	"github.com/eddy-sql/eddy/types"
+	"github.com/stretchr/testify/require"
+)
+
+// A function without table arguments runs once, with its scalar arguments.
+func TestRunWithoutTables(t *testing.T) {
+	def := &ptf.Definition{
+		Args:   []ptf.Arg{ptf.Scalar("n", "INT")},
+		Output: "ROW<msg STRING, n INT>",
+		Eval: func(ctx *ptf.Context, in ptf.Input) error {
+			ctx.Collect(types.NewString("once"), ctx.Arg("n"))
+			return nil
+		},
+	}
+	h, err := ptftest.New(def, ptftest.Arg("n", types.NewInt(7)))
+	require.NoError(t, err)
+	require.Equal(t, []string{"msg", "n"}, h.Schema().Names())
+	require.NoError(t, h.Run())
+	require.Equal(t, "+I[once, 7]\n", h.Format(h.Output()))
+	require.Error(t, h.Insert("input", types.NewInt(1)))
+}
