@@ -213,8 +213,21 @@ func daysIn(y, m int64) int64 {
 	return 31
 }
 
-// daysFromCivil returns the days since 1970-01-01 of a proleptic Gregorian
+// DaysFromCivil returns the days since 1970-01-01 of a proleptic Gregorian
 // date (H. Hinnant's algorithm).
+func DaysFromCivil(y, m, d int64) int64 { return daysFromCivil(y, m, d) }
+
+// CivilFromDays is the inverse of DaysFromCivil: the year, month and day of
+// a day number.
+func CivilFromDays(z int64) (y, m, d int64) { return civilFromDays(z) }
+
+// IsLeapYear reports whether y is a leap year of the proleptic Gregorian
+// calendar.
+func IsLeapYear(y int64) bool { return isLeap(y) }
+
+// DaysInMonth returns the number of days of month m of year y.
+func DaysInMonth(y, m int64) int64 { return daysIn(y, m) }
+
 func daysFromCivil(y, m, d int64) int64 {
 	if m <= 2 {
 		y--

@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"github.com/eddy-sql/eddy/internal/sqlerr"
+	"github.com/eddy-sql/eddy/types"
 )
 
 // Internal representations (see types.Value): DATE is days since
@@ -30,54 +31,13 @@ func errTimestampRange() error { return sqlerr.Newf(sqlerr.Runtime, "timestamp o
 // errParseRange is returned by the parsers for out-of-range values.
 var errParseRange = errors.New("out of range")
 
-// daysFromCivil returns days since 1970-01-01 of a proleptic Gregorian date
-// (H. Hinnant's algorithm).
-func daysFromCivil(y, m, d int64) int64 {
-	if m <= 2 {
-		y--
-	}
-	era := floorDiv(y, 400)
-	yoe := y - era*400
-	mp := (m + 9) % 12
-	doy := (153*mp+2)/5 + d - 1
-	doe := yoe*365 + yoe/4 - yoe/100 + doy
-	return era*146097 + doe - 719468
-}
-
-// civilFromDays is the inverse of daysFromCivil.
-func civilFromDays(z int64) (y, m, d int64) {
-	z += 719468
-	era := floorDiv(z, 146097)
-	doe := z - era*146097
-	yoe := (doe - doe/1460 + doe/36524 - doe/146096) / 365
-	y = yoe + era*400
-	doy := doe - (365*yoe + yoe/4 - yoe/100)
-	mp := (5*doy + 2) / 153
-	d = doy - (153*mp+2)/5 + 1
-	m = mp + 3
-	if m > 12 {
-		m -= 12
-	}
-	if m <= 2 {
-		y++
-	}
-	return y, m, d
-}
-
-func isLeap(y int64) bool { return y%4 == 0 && (y%100 != 0 || y%400 == 0) }
-
-func daysInMonth(y, m int64) int64 {
-	switch m {
-	case 2:
-		if isLeap(y) {
-			return 29
-		}
-		return 28
-	case 4, 6, 9, 11:
-		return 30
-	}
-	return 31
-}
+// Calendar arithmetic is shared with package types.
+var (
+	daysFromCivil = types.DaysFromCivil
+	civilFromDays = types.CivilFromDays
+	isLeap        = types.IsLeapYear
+	daysInMonth   = types.DaysInMonth
+)
 
 // addMonthsDays adds months to a date, clamping the day of month like
 // Java's LocalDate.plusMonths (2026-01-31 + 1 month = 2026-02-28).
