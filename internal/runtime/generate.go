@@ -56,7 +56,7 @@ func (g *generated) exhausted() bool { return g.end >= 0 && g.next >= g.end }
 // going to the earlier input. A snapshot reads every generated row up to
 // its target without waiting, after all log records, so its order is the
 // same in every run. A continuous job reads generated rows as the clock
-// makes them due, or at once up to a sync's target (catchUp).
+// makes them due, or at once up to a sync's target (syncGenerated).
 type genReader struct {
 	logs    inputReader
 	gens    []*generated

@@ -126,7 +126,7 @@ func (h *FunctionHost) SetValueState(e ptf.StateEntry, v any, key ...types.Value
 	h.op.enterKey()
 	ks := h.op.curKS
 	ks.vals[i], ks.loaded[i], ks.dirty[i], ks.wtime[i] = v, true, true, h.op.now()
-	h.op.dirtyKeys[h.op.curKey] = struct{}{}
+	h.op.markDirty(ks)
 	return nil
 }
 

@@ -39,7 +39,7 @@ type Options struct {
 	// new input. Default: 200ms.
 	CheckpointInterval time.Duration
 	// CheckpointRecords forces a checkpoint after that many input records,
-	// bounding the size of the pending batches. Default: 100000.
+	// bounding the size of the pending batches. Default: 1000000.
 	CheckpointRecords int
 	// Resume starts the sources at the positions of the job's last
 	// committed checkpoint (state and timers are found under the same ID).
@@ -134,7 +134,7 @@ func Start(ctx context.Context, env Env, g *jobgraph.Job, opts Options) (*Job, e
 		opts.CheckpointInterval = 200 * time.Millisecond
 	}
 	if opts.CheckpointRecords <= 0 {
-		opts.CheckpointRecords = 100000
+		opts.CheckpointRecords = 1000000
 	}
 	if opts.ResultBuffer <= 0 {
 		opts.ResultBuffer = 1024

@@ -307,7 +307,8 @@ func BenchmarkPTF(b *testing.B) {
 	b.Run("value-state/engine-binary-codec", func(b *testing.B) { benchCounterEngine(b, counterBin) })
 	b.Run("value-state/hand", benchCounterHand)
 	b.Run("timers/engine", benchTimersEngine)
-	b.Run("timers/hand", benchTimersHand)
+	b.Run("timers/hand", func(b *testing.B) { benchTimersHand(b, false) })
+	b.Run("timers/hand-timer-api", func(b *testing.B) { benchTimersHand(b, true) })
 	b.Run("list-view/engine", benchListEngine)
 	b.Run("list-view/hand", benchListHand)
 }
@@ -455,8 +456,11 @@ type handActivity struct {
 
 // benchTimersHand keeps last-seen times and one timer per key in memory
 // (a heap with lazy deletion), and writes dirty state and timers to Pebble
-// at each checkpoint.
-func benchTimersHand(b *testing.B) {
+// at each checkpoint. With timerAPI the timers are written through the
+// backend's timer API (RegisterTimer/DeleteTimer), as the engine persists
+// them; without it each dirty key is one record (last seen, timer time),
+// which is what a hand-written program would store.
+func benchTimersHand(b *testing.B, timerAPI bool) {
 	be, commit := pebbleBackend(b)
 	out := &sink{}
 	keys := map[int64]*handActivity{}
@@ -506,8 +510,14 @@ func benchTimersHand(b *testing.B) {
 				a := keys[id]
 				kb = keyBytes(kb, id)
 				vb = binary.BigEndian.AppendUint64(vb[:0], uint64(a.lastSeenMs))
+				if !timerAPI {
+					vb = binary.BigEndian.AppendUint64(vb, uint64(a.timer))
+				}
 				if err := be.Put(benchNS, "state", kb, vb); err != nil {
 					b.Fatal(err)
+				}
+				if !timerAPI {
+					continue
 				}
 				var err error
 				if a.timer != 0 {

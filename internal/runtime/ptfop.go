@@ -28,6 +28,8 @@ var errTimersNotSupported = errors.New("Timers are not supported in the current 
 // keyState is the cached state of one partition key. Entries are indexed
 // like the definition's State list.
 type keyState struct {
+	key     string // the encoded key
+	inDirty bool   // listed in ptfOp.dirty
 	keyVals []types.Value
 	vals    []any
 	loaded  []bool
@@ -59,6 +61,13 @@ type ptfOp struct {
 	opWM     int64
 	timersOK bool
 
+	// ORDER BY buffers, per table (nil for tables without ORDER BY); see
+	// orderby.go.
+	orders   []*orderBuffer
+	orderSeq uint64 // next arrival sequence number
+	orderTTL int64  // nanoseconds; 0 = none
+	orderBuf []byte
+
 	// the current call
 	curKey     string
 	curKS      *keyState
@@ -72,7 +81,7 @@ type ptfOp struct {
 	err        error
 	keyBuf     []byte
 	keyVals    []types.Value
-	dirtyKeys  map[string]struct{}
+	dirty      []*keyState // keys with state to write at the next flush
 	onCollect  func(types.RowKind, []types.Value)
 	onFire     func([]types.Value, string, int64)
 	timerDirty map[string]struct{}
@@ -88,10 +97,11 @@ func newPTFOp(spec *jobgraph.PTF, ns string, kv KV, clock Clock, emit func(types
 		cache:      map[string]*keyState{},
 		timers:     newTimerQueue(),
 		wm:         make([]int64, len(spec.Tables)),
+		orders:     make([]*orderBuffer, len(spec.Tables)),
+		orderTTL:   max(spec.StateTTL, 0),
 		opWM:       MinWatermark,
 		accessed:   make([]bool, len(spec.Def.State)),
 		cleared:    make([]bool, len(spec.Def.State)),
-		dirtyKeys:  map[string]struct{}{},
 	}
 	op.ctx = ptf.NewContext(op)
 	op.timersOK = len(spec.Tables) > 0
@@ -100,6 +110,9 @@ func newPTFOp(spec *jobgraph.PTF, ns string, kv KV, clock Clock, emit func(types
 		op.wm[i] = MinWatermark
 		if !t.SetSemantic || t.PassThrough {
 			op.timersOK = false
+		}
+		if len(t.OrderBy) > 0 {
+			op.orders[i] = newOrderBuffer(i, &spec.Tables[i])
 		}
 	}
 	for _, s := range spec.Def.State {
@@ -112,51 +125,81 @@ func newPTFOp(spec *jobgraph.PTF, ns string, kv KV, clock Clock, emit func(types
 		}
 		op.ttl = append(op.ttl, int64(ttl))
 	}
-	if err := op.loadTimers(); err != nil {
+	if err := op.restore(); err != nil {
 		return nil, err
 	}
 	return op, nil
 }
 
-// loadTimers restores the persisted timers of the operator's namespace.
-func (op *ptfOp) loadTimers() error {
+// restore loads the persisted timers of the operator's namespace and
+// indexes the keys with rows in ORDER BY buffers.
+func (op *ptfOp) restore() error {
 	return op.kv.ScanNamespace(op.ns, func(e state.Entry) error {
-		if e.Kind != state.KindTimer {
-			return nil
-		}
-		key := string(e.Key)
-		if op.cache[key] == nil {
-			r, err := types.DecodeRow(e.Key)
+		switch e.Kind {
+		case state.KindTimer:
+			ks, err := op.restoreKey(e.Key)
 			if err != nil {
-				return fmt.Errorf("restoring timers: decoding key: %w", err)
+				return fmt.Errorf("restoring timers: %w", err)
 			}
-			op.keyBuf = append(op.keyBuf[:0], e.Key...)
-			op.keyVals = append(op.keyVals[:0], r.Values...)
-			op.enterKey()
+			op.timers.register(string(e.Key), ks.keyVals, e.Name, e.Time)
+		case state.KindMap:
+			if err := op.restoreOrderEntry(e); err != nil {
+				return fmt.Errorf("restoring ORDER BY buffers: %w", err)
+			}
 		}
-		op.timers.register(key, op.cache[key].keyVals, e.Name, e.Time)
 		return nil
 	})
 }
 
+// restoreKey returns the cached state of an encoded key, creating it.
+func (op *ptfOp) restoreKey(key []byte) (*keyState, error) {
+	if ks := op.cache[string(key)]; ks != nil {
+		return ks, nil
+	}
+	r, err := types.DecodeRow(key)
+	if err != nil {
+		return nil, fmt.Errorf("decoding key: %w", err)
+	}
+	op.keyBuf = append(op.keyBuf[:0], key...)
+	op.keyVals = append(op.keyVals[:0], r.Values...)
+	op.enterKey()
+	return op.curKS, nil
+}
+
 func (op *ptfOp) now() int64 { return op.clock.Now().UnixNano() }
 
-// processRow calls Eval for one row of the input at index input.
+// processRow calls Eval for one row of the input at index input, or
+// buffers it when the table has ORDER BY.
 func (op *ptfOp) processRow(input int, row *types.Row) error {
 	ti, ok := op.tableOf[input]
 	if !ok {
 		return fmt.Errorf("internal: input %d is not a table of %s", input, op.spec.Name)
 	}
-	t := &op.spec.Tables[ti]
+	if b := op.orders[ti]; b != nil {
+		return op.bufferRow(b, row)
+	}
+	return op.evalRow(ti, row, op.spec.Tables[ti].TimeColumn)
+}
+
+// setKey puts the partition key of a row of t into keyBuf/keyVals.
+func (op *ptfOp) setKey(t *jobgraph.PTFTable, row *types.Row) {
 	op.keyVals = op.keyVals[:0]
 	for _, k := range t.Keys {
 		op.keyVals = append(op.keyVals, row.Values[k])
 	}
 	op.keyBuf = types.AppendRow(op.keyBuf[:0], types.Row{Values: op.keyVals})
+}
+
+// evalRow calls Eval for one row of table ti; time() is the value of
+// column timeCol (the on_time column, or the first ORDER BY column for
+// rows flushed from an ORDER BY buffer, as in Flink), if any.
+func (op *ptfOp) evalRow(ti int, row *types.Row, timeCol int) error {
+	t := &op.spec.Tables[ti]
+	op.setKey(t, row)
 	op.curTable, op.curRow, op.curTimer = ti, row, nil
-	op.hasTime = t.TimeColumn >= 0 && !row.Values[t.TimeColumn].IsNull()
+	op.hasTime = timeCol >= 0 && !row.Values[timeCol].IsNull()
 	if op.hasTime {
-		op.curTime = row.Values[t.TimeColumn].Int()
+		op.curTime = row.Values[timeCol].Int()
 	}
 	op.enterKey()
 	in := ptf.Input{Arg: t.Arg, Row: ptf.Row{Kind: row.Kind, Values: row.Values, Schema: t.Schema}}
@@ -190,14 +233,23 @@ func (op *ptfOp) enterKey() {
 	if ks == nil {
 		n := len(op.def.State)
 		ks = &keyState{
+			key:     string(op.keyBuf),
 			keyVals: append([]types.Value(nil), op.keyVals...),
 			vals:    make([]any, n), loaded: make([]bool, n),
 			dirty: make([]bool, n), wtime: make([]int64, n), before: make([][]byte, n),
 		}
-		op.cache[string(op.keyBuf)] = ks
+		op.cache[ks.key] = ks
 	}
-	op.curKey = string(op.keyBuf)
+	op.curKey = ks.key
 	op.curKS = ks
+}
+
+// markDirty lists the current key for the next flush.
+func (op *ptfOp) markDirty(ks *keyState) {
+	if !ks.inDirty {
+		ks.inDirty = true
+		op.dirty = append(op.dirty, ks)
+	}
 }
 
 // call runs user code, turning a panic into an error, then applies the
@@ -227,7 +279,8 @@ func (op *ptfOp) call(f func() error) (err error) {
 
 func (op *ptfOp) endCall() {
 	ks := op.curKS
-	now := op.now()
+	var now int64
+	haveNow := false
 	for i, s := range op.def.State {
 		if s.StateKind() != ptf.ValueStateKind {
 			if op.cleared[i] {
@@ -259,11 +312,14 @@ func (op *ptfOp) endCall() {
 				}
 				ks.before[i] = enc
 			}
+			if !haveNow {
+				now, haveNow = op.now(), true
+			}
 			ks.dirty[i], ks.wtime[i] = true, now
 		default:
 			continue
 		}
-		op.dirtyKeys[op.curKey] = struct{}{}
+		op.markDirty(ks)
 	}
 }
 
@@ -272,6 +328,13 @@ func (op *ptfOp) advance(input int, wm int64) error {
 	ti, ok := op.tableOf[input]
 	if !ok || wm <= op.wm[ti] {
 		return nil
+	}
+	// The table's ORDER BY buffer flushes first, while the function and
+	// the table still show the previous watermark (reference §8).
+	if b := op.orders[ti]; b != nil {
+		if err := op.flushOrder(b, wm); err != nil {
+			return err
+		}
 	}
 	op.wm[ti] = wm
 	min := MaxWatermark
@@ -318,8 +381,9 @@ func (op *ptfOp) fire(e timerEntry) error {
 // flush writes dirty state into the KV (at a checkpoint).
 func (op *ptfOp) flush() error {
 	var buf []byte
-	for key := range op.dirtyKeys {
-		ks := op.cache[key]
+	for _, ks := range op.dirty {
+		ks.inDirty = false
+		key := ks.key
 		for i, s := range op.def.State {
 			if !ks.dirty[i] {
 				continue
@@ -341,8 +405,8 @@ func (op *ptfOp) flush() error {
 				return fmt.Errorf("writing state %s: %w", s.StateName(), err)
 			}
 		}
-		delete(op.dirtyKeys, key)
 	}
+	op.dirty = op.dirty[:0]
 	for key := range op.timerDirty {
 		k := []byte(key)
 		if err := op.kv.DeleteAllTimers(op.ns, k); err != nil {
@@ -459,8 +523,11 @@ func (op *ptfOp) ClearUnnamedTimer(t time.Time) {
 }
 
 func (op *ptfOp) ClearAllTimers() {
-	op.timers.clearKey(op.curKey)
-	op.timerDirty[op.curKey] = struct{}{}
+	// Every persisted timer is also in the queue (loaded at open), so a
+	// key without queued timers has nothing to delete.
+	if op.timers.clearKey(op.curKey) {
+		op.timerDirty[op.curKey] = struct{}{}
+	}
 }
 
 func (op *ptfOp) ClearState(name string) {
@@ -558,7 +625,10 @@ func (op *ptfOp) TableSemantics(arg string) (ptf.TableSemantics, bool) {
 			if t.ArgSchema != nil {
 				schema = t.ArgSchema // after the cast to the typed argument
 			}
-			return ptf.TableSemantics{Schema: schema, PartitionBy: t.Keys, TimeColumn: t.TimeColumn, Changelog: t.Delivered}, true
+			return ptf.TableSemantics{
+				Schema: schema, PartitionBy: t.Keys, TimeColumn: t.TimeColumn, Changelog: t.Delivered,
+				OrderBy: t.OrderBy, OrderByDesc: t.OrderDesc, OrderByNullsFirst: t.OrderNullsFirst,
+			}, true
 		}
 	}
 	op.Fail(fmt.Errorf("Unknown table argument: %s", arg))

@@ -107,9 +107,12 @@ func (q *timerQueue) clearUnnamed(key string, t int64) {
 	}
 }
 
-func (q *timerQueue) clearKey(key string) {
+// clearKey deletes every timer of key and reports whether it had any.
+func (q *timerQueue) clearKey(key string) bool {
+	had := len(q.named[key]) > 0 || len(q.unnamed[key]) > 0
 	delete(q.named, key)
 	delete(q.unnamed, key)
+	return had
 }
 
 func (q *timerQueue) live(e timerEntry) bool {

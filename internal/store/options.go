@@ -62,10 +62,10 @@ func (o *Options) EnsureDefaults() {
 		o.Logger = slog.New(slog.DiscardHandler)
 	}
 	if o.CacheSize == 0 {
-		o.CacheSize = 256 << 20
+		o.CacheSize = 512 << 20
 	}
 	if o.MemTableSize == 0 {
-		o.MemTableSize = 32 << 20
+		o.MemTableSize = 128 << 20
 	}
 	if o.MemTableStopWritesThreshold == 0 {
 		o.MemTableStopWritesThreshold = 4
@@ -107,7 +107,7 @@ func (o *Options) pebbleOptions(fs vfs.FS) *pebble.Options {
 		CacheSize:                   o.CacheSize,
 		MemTableSize:                o.MemTableSize,
 		MemTableStopWritesThreshold: o.MemTableStopWritesThreshold,
-		L0CompactionThreshold:       2,
+		L0CompactionThreshold:       4,
 		L0StopWritesThreshold:       o.L0StopWritesThreshold,
 		FormatMajorVersion:          pebble.FormatNewest,
 		Logger:                      pebbleLogger{o.Logger},
