@@ -67,10 +67,13 @@ type Job struct {
 	results  chan types.Row
 	writer   *logstore.Writer
 	writerMu sync.Mutex
-	cancel   context.CancelFunc
-	ctx      context.Context
-	wg       sync.WaitGroup
-	logger   *slog.Logger
+	// commitBatch assembles each checkpoint's commit (only touched by the
+	// last subtask to arrive at a barrier).
+	commitBatch *store.Batch
+	cancel      context.CancelFunc
+	ctx         context.Context
+	wg          sync.WaitGroup
+	logger      *slog.Logger
 
 	mu  sync.Mutex
 	err error
@@ -495,12 +498,17 @@ func (j *Job) commit(positions []logstore.Position) error {
 		}
 		return nil
 	}
-	first := j.subtasks[0].batch
-	for _, st := range j.subtasks[1:] {
+	// Assemble the commit in an unindexed batch: the sink's records need no
+	// index, and indexing them costs more than writing them.
+	if j.commitBatch == nil {
+		j.commitBatch = j.env.DB.NewWriteBatch()
+	}
+	first := j.commitBatch
+	for _, st := range j.subtasks {
 		if st.batch.Empty() {
 			continue
 		}
-		if err := first.Pebble().Apply(st.batch.Pebble(), nil); err != nil {
+		if err := first.Apply(st.batch); err != nil {
 			return fmt.Errorf("checkpoint: merging subtask state: %w", err)
 		}
 		st.batch.Reset()

@@ -22,6 +22,15 @@ type Batch struct {
 	b        *pebble.Batch
 	failed   bool
 	discards uint64
+	plain    bool // no index: see DB.NewWriteBatch
+}
+
+// Apply adds the writes of other to b (other is left unchanged).
+func (b *Batch) Apply(other *Batch) error {
+	if err := b.b.Apply(other.b, nil); err != nil {
+		return fmt.Errorf("store: applying batch: %w", err)
+	}
+	return nil
 }
 
 // Discards counts the calls to Reset, which throw away uncommitted writes
@@ -188,7 +197,11 @@ func (b *Batch) Reset() {
 		// Pebble detaches a batch from its DB when its commit fails; start a
 		// fresh one rather than reuse it.
 		_ = b.b.Close()
-		b.b = b.db.pdb.NewIndexedBatch()
+		if b.plain {
+			b.b = b.db.pdb.NewBatch()
+		} else {
+			b.b = b.db.pdb.NewIndexedBatch()
+		}
 		b.failed = false
 		return
 	}

@@ -204,6 +204,13 @@ func (d *DB) NewBatch() *Batch {
 	return &Batch{db: d, b: d.pdb.NewIndexedBatch()}
 }
 
+// NewWriteBatch returns a batch without an index: writes are cheaper, but
+// its Get and Scan fail (nothing can read its uncommitted writes). Use it
+// to assemble commits (see Batch.Apply).
+func (d *DB) NewWriteBatch() *Batch {
+	return &Batch{db: d, b: d.pdb.NewBatch(), plain: true}
+}
+
 // getCopy reads key from r and copies the value out of Pebble's memory.
 func getCopy(r pebble.Reader, key []byte) ([]byte, bool, error) {
 	v, closer, err := r.Get(key)
