@@ -90,7 +90,10 @@ func Run(opts ...Option) int {
 		OpenEngine: func(ctx context.Context, dataDir string) (cli.Engine, error) {
 			return engine.Open(ctx, engine.Options{DataDir: dataDir, Registry: reg})
 		},
-		Commands: server.Commands(server.CommandOptions{Registry: reg}),
+		Commands: server.Commands(server.CommandOptions{
+			Registry:       reg,
+			DefaultDataDir: func() (string, error) { return cli.DefaultDataDir(os.LookupEnv) },
+		}),
 	}, c.args)
 }
 

@@ -52,6 +52,15 @@ type TableSemantics struct {
 	TimeColumn int
 	// Changelog is the mode delivered to the function.
 	Changelog ChangelogMode
+	// OrderBy holds the positions of the ORDER BY columns (Flink's
+	// orderByColumns); empty without ORDER BY. The first is the time
+	// column the rows arrive sorted by.
+	OrderBy []int
+	// OrderByDesc and OrderByNullsFirst give, per OrderBy column, its
+	// direction (Flink's orderByDirections: ASC_NULLS_LAST is
+	// desc=false, nullsFirst=false).
+	OrderByDesc       []bool
+	OrderByNullsFirst []bool
 }
 
 // Context is what a function sees during Eval and OnTimer. It is valid only

@@ -36,7 +36,8 @@ type Options struct {
 	OpenEngine func(ctx context.Context, dataDir string) (Engine, error)
 
 	// LookupEnv reads environment variables (EDDY_DATA_DIR, XDG_DATA_HOME,
-	// HOME). Default: os.LookupEnv.
+	// HOME, and the connection settings EDDY_CONFIG, EDDY_SERVER, …).
+	// Default: os.LookupEnv.
 	LookupEnv func(key string) (string, bool)
 
 	// Commands are extra subcommands added to the root command as they
@@ -74,8 +75,9 @@ func (o Options) withDefaults() Options {
 
 // NewRootCommand returns the `eddy` command with its subcommands:
 //
-//	eddy sql       the SQL shell and script runner
-//	eddy version   print the version
+//	eddy sql         the SQL shell and script runner
+//	eddy statement   create and manage statements on a server
+//	eddy version     print the version
 //
 // Run it with ExecuteContext and exit with ExitCode(err), or use Run,
 // which does both. Errors are printed to Stderr as "Error: ...", except
@@ -100,6 +102,9 @@ It runs embedded, with all data in a local data directory.`,
   # Run a SQL script and exit
   eddy sql -f pipeline.sql
 
+  # Deploy a statement to a server and wait until it runs
+  eddy statement create orders --application-name shop --sql-file orders.sql --await
+
   # Show the version
   eddy version`,
 		Version:      opts.Version,
@@ -117,10 +122,11 @@ It runs embedded, with all data in a local data directory.`,
 		return fmt.Errorf("%w\nRun '%s --help' for usage", err, cmd.CommandPath())
 	})
 
-	// Commands built in this package. Add `server`, `statement` and
-	// `api-key` here as they are written (each a newXxxCommand(opts)).
+	// Commands built in this package. Add `server` and `api-key` here as
+	// they are written (each a newXxxCommand(opts)).
 	root.AddCommand(
 		newSQLCommand(opts),
+		newStatementCommand(opts),
 		newVersionCommand(opts),
 	)
 	root.AddCommand(opts.Commands...)

@@ -51,6 +51,10 @@ type sqlCommand struct {
 	echo    bool
 	// hasExecute is true when -e was given, even as an empty string.
 	hasExecute bool
+	// conn are the flags of server mode (--server, --config, …); given
+	// holds those given on the command line.
+	conn  connFlags
+	given map[string]string
 }
 
 func newSQLCommand(opts Options) *cobra.Command {
@@ -76,7 +80,21 @@ is set per session:
 
 The data directory holds the catalog, the tables, all state and the shell
 history. It is --data-dir if given, else $EDDY_DATA_DIR, else
-$XDG_DATA_HOME/eddy, else ~/.local/share/eddy.`,
+$XDG_DATA_HOME/eddy, else ~/.local/share/eddy.
+
+With --server URL (or --config FILE naming a properties file with server=)
+the statements run on an Eddy server instead: each SQL statement becomes a
+statement on the server (named cli-YYYYMMDD-HHMMSS-<hex>, or by
+SET 'client.statement-name' = 'NAME' for the next one), the shell waits
+while it is PENDING and shows its result. SET, RESET and USE stay in the
+shell; the session properties they set are sent with every statement
+(except the shell's own sql-client.* and client.* keys). An INSERT keeps
+running on the server; a SELECT is stopped when the shell stops showing it.
+In a script, a SELECT that does not complete prints the rows that came
+until none came for a few seconds. The data directory then only holds the
+shell history. $EDDY_SERVER alone does not switch eddy sql to a server.
+
+` + settingsHelp,
 		Example: `  # Start the interactive shell on the default data directory
   eddy sql
 
@@ -90,10 +108,14 @@ $XDG_DATA_HOME/eddy, else ~/.local/share/eddy.`,
   eddy sql --init setup.sql
 
   # Read the script from stdin
-  cat pipeline.sql | eddy sql -f -`,
+  cat pipeline.sql | eddy sql -f -
+
+  # Run the shell against a server, with the API key in the environment
+  EDDY_API_KEY=... EDDY_API_SECRET=... eddy sql --server https://eddy.example.com`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			c.hasExecute = cmd.Flags().Changed("execute")
+			c.given = c.conn.given(cmd.Flags())
 			return c.run(cmd.Context())
 		},
 	}
@@ -103,6 +125,7 @@ $XDG_DATA_HOME/eddy, else ~/.local/share/eddy.`,
 	f.StringVarP(&c.execute, "execute", "e", "", "run `STATEMENTS` (separated by ';') and exit")
 	f.StringVarP(&c.init, "init", "i", "", "run the statements of `FILE` first, without printing messages")
 	f.BoolVar(&c.echo, "echo", false, "print each statement of a script before its result")
+	c.conn.add(f)
 	cmd.MarkFlagsMutuallyExclusive("file", "execute")
 	return cmd
 }
@@ -138,6 +161,14 @@ func (c *sqlCommand) run(ctx context.Context) error {
 		if dir, err = DefaultDataDir(c.opts.LookupEnv); err != nil {
 			return err
 		}
+	}
+	if c.serverMode() {
+		return c.withServer(ctx, func(eng Engine) error {
+			return c.runAll(ctx, eng, dir, scripts, interactive)
+		})
+	}
+	if c.given["api-key"] != "" || c.given["api-secret"] != "" {
+		return errors.New("--api-key and --api-secret are for a server: give --server URL or --config FILE too")
 	}
 	return c.withEngine(ctx, dir, func(eng Engine) error {
 		return c.runAll(ctx, eng, dir, scripts, interactive)

@@ -38,32 +38,32 @@ const (
 	pipelineSeed2 = 42
 )
 
-// orderEvent is one row of order_events.
-type orderEvent struct {
+// pipelineEvent is one row of order_events.
+type pipelineEvent struct {
 	id  int32
 	typ string
 }
 
-// lifecycle is the order of the non-cancel events of one order. After
-// DELIVERED (or CANCELED) the next event of that id starts a new order
+// pipelineLifecycle is the order of the non-cancel events of one order.
+// After DELIVERED (or CANCELED) the next event of that id starts a new order
 // with PLACED, so the 100k ids carry 1M events.
-var lifecycle = [...]string{"PLACED", "FULFILLED", "SHIPPED", "DELIVERED"}
+var pipelineLifecycle = [...]string{"PLACED", "FULFILLED", "SHIPPED", "DELIVERED"}
 
-var pipelineData = sync.OnceValues(func() ([]orderEvent, []string) {
+var pipelineData = sync.OnceValues(func() ([]pipelineEvent, []string) {
 	r := rand.New(rand.NewPCG(pipelineSeed1, pipelineSeed2))
 	stage := make([]uint8, pipelineOrders)
-	events := make([]orderEvent, pipelineEvents)
+	events := make([]pipelineEvent, pipelineEvents)
 	for i := range events {
 		// Orders interleave: each event belongs to a uniformly drawn id
 		// and advances that order's lifecycle, or cancels it.
 		id := r.IntN(pipelineOrders)
 		if r.Float64() < pipelineCancel {
-			events[i] = orderEvent{id: int32(id), typ: "CANCELED"}
+			events[i] = pipelineEvent{id: int32(id), typ: "CANCELED"}
 			stage[id] = 0
 			continue
 		}
-		events[i] = orderEvent{id: int32(id), typ: lifecycle[stage[id]]}
-		stage[id] = (stage[id] + 1) % uint8(len(lifecycle))
+		events[i] = pipelineEvent{id: int32(id), typ: pipelineLifecycle[stage[id]]}
+		stage[id] = (stage[id] + 1) % uint8(len(pipelineLifecycle))
 	}
 	// The INSERT statements of the load, one event per millisecond so that
 	// every row advances the watermark, as in the tutorial.
@@ -85,14 +85,14 @@ var pipelineData = sync.OnceValues(func() ([]orderEvent, []string) {
 	return events, stmts
 })
 
-// change is one row of the tracker's upsert changelog.
-type change struct {
+// pipelineChange is one row of the tracker's upsert changelog.
+type pipelineChange struct {
 	kind   types.RowKind
 	id     int32
 	status string
 }
 
-func toStatus(eventType string) string {
+func pipelineStatus(eventType string) string {
 	switch eventType {
 	case "PLACED", "FULFILLED":
 		return "PENDING"
@@ -104,51 +104,53 @@ func toStatus(eventType string) string {
 	return ""
 }
 
-// trackOrders is the hand-written equivalent of OrderStatusTracker: the same
-// transitions and the same changelog, on a map. It is the practical limit of
-// the pipeline on one core (no decoding, no durability, no sink encoding).
-func trackOrders(events []orderEvent, status map[int32]string, out []change) []change {
+// pipelineTrack is the hand-written equivalent of OrderStatusTracker: the
+// same transitions and the same changelog, on a map. It is the practical
+// limit of the pipeline on one core (no decoding, no durability, no sink
+// encoding).
+func pipelineTrack(events []pipelineEvent, status map[int32]string, out []pipelineChange) []pipelineChange {
 	for _, ev := range events {
 		cur := status[ev.id]
 		if ev.typ == "CANCELED" {
 			if cur != "" {
-				out = append(out, change{types.Delete, ev.id, cur})
+				out = append(out, pipelineChange{types.Delete, ev.id, cur})
 				delete(status, ev.id)
 			}
 			continue
 		}
-		next := toStatus(ev.typ)
+		next := pipelineStatus(ev.typ)
 		if next == "" || next == cur {
 			continue
 		}
 		if cur == "" {
-			out = append(out, change{types.Insert, ev.id, next})
+			out = append(out, pipelineChange{types.Insert, ev.id, next})
 		} else {
-			out = append(out, change{types.UpdateAfter, ev.id, next})
+			out = append(out, pipelineChange{types.UpdateAfter, ev.id, next})
 		}
 		status[ev.id] = next
 	}
 	return out
 }
 
-// expected returns the hand loop's final statuses and changelog length.
-var expected = sync.OnceValues(func() (map[int32]string, int) {
+// pipelineExpected returns the hand loop's final statuses and changelog
+// length.
+var pipelineExpected = sync.OnceValues(func() (map[int32]string, int) {
 	events, _ := pipelineData()
 	status := map[int32]string{}
-	out := trackOrders(events, status, nil)
+	out := pipelineTrack(events, status, nil)
 	return status, len(out)
 })
 
-// logMix logs (with -v) the event mix and the expected output once.
-var logMix sync.Once
+var pipelineMixOnce sync.Once
 
-func logPipelineMix(b *testing.B) {
+// pipelineLogMix logs (with -v) the event mix and the expected output once.
+func pipelineLogMix(b *testing.B) {
 	if !testing.Verbose() {
 		return
 	}
-	logMix.Do(func() {
+	pipelineMixOnce.Do(func() {
 		events, _ := pipelineData()
-		want, changes := expected()
+		want, changes := pipelineExpected()
 		mix := map[string]int{}
 		ids := map[int32]bool{}
 		for _, ev := range events {
@@ -160,10 +162,11 @@ func logPipelineMix(b *testing.B) {
 	})
 }
 
-// meter measures the wall time, the CPU time of the whole process (user +
-// system, all goroutines: source, keyed task, Pebble, GC) and the
-// allocations of the measured sections of a benchmark.
-type meter struct {
+// pipelineMeter measures the wall time, the CPU time of the whole process
+// (user + system, all goroutines: source, keyed task, Pebble, GC) and the
+// allocations of the measured sections of a benchmark. mallocs and bytes
+// accumulate end - begin in modular arithmetic.
+type pipelineMeter struct {
 	wall, cpu      time.Duration
 	mallocs, bytes uint64
 
@@ -172,7 +175,7 @@ type meter struct {
 	ms       runtime.MemStats
 }
 
-func processCPU() time.Duration {
+func pipelineCPU() time.Duration {
 	var ru syscall.Rusage
 	if err := syscall.Getrusage(syscall.RUSAGE_SELF, &ru); err != nil {
 		return 0
@@ -180,14 +183,15 @@ func processCPU() time.Duration {
 	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
 }
 
-// sectionProfile is where EDDY_PIPELINE_CPUPROFILE asks for a CPU profile
-// of the measured sections only (without the load and the check, which
-// -cpuprofile includes). It cannot be combined with -cpuprofile.
-var sectionProfile = os.Getenv("EDDY_PIPELINE_CPUPROFILE")
+// pipelineProfile is where EDDY_PIPELINE_CPUPROFILE asks for a CPU profile
+// of the measured section only (without the load and the check, which
+// -cpuprofile includes); each run overwrites it, so use -count 1. It cannot
+// be combined with -cpuprofile.
+var pipelineProfile = os.Getenv("EDDY_PIPELINE_CPUPROFILE")
 
-func (m *meter) begin(b *testing.B) {
-	if sectionProfile != "" {
-		f, err := os.Create(sectionProfile)
+func (m *pipelineMeter) begin(b *testing.B) {
+	if pipelineProfile != "" {
+		f, err := os.Create(pipelineProfile)
 		if err != nil {
 			b.Fatal(err)
 		}
@@ -200,19 +204,19 @@ func (m *meter) begin(b *testing.B) {
 	runtime.ReadMemStats(&m.ms)
 	m.mallocs -= m.ms.Mallocs
 	m.bytes -= m.ms.TotalAlloc
-	m.cpuStart = processCPU()
+	m.cpuStart = pipelineCPU()
 	m.start = time.Now()
 	b.StartTimer()
 }
 
-func (m *meter) end(b *testing.B) {
+func (m *pipelineMeter) end(b *testing.B) {
 	b.StopTimer()
 	m.wall += time.Since(m.start)
-	m.cpu += processCPU() - m.cpuStart
+	m.cpu += pipelineCPU() - m.cpuStart
 	runtime.ReadMemStats(&m.ms)
 	m.mallocs += m.ms.Mallocs
 	m.bytes += m.ms.TotalAlloc
-	if sectionProfile != "" {
+	if pipelineProfile != "" {
 		pprof.StopCPUProfile()
 	}
 }
@@ -220,7 +224,7 @@ func (m *meter) end(b *testing.B) {
 // report reports throughput and cost per event. events/s and ns/event are
 // wall clock; cpu-ns/event is the CPU time of the process per event (above
 // ns/event when goroutines overlap on both cores).
-func (m *meter) report(b *testing.B) {
+func (m *pipelineMeter) report(b *testing.B) {
 	n := float64(b.N) * pipelineEvents
 	b.ReportMetric(n/m.wall.Seconds(), "events/s")
 	b.ReportMetric(float64(m.wall.Nanoseconds())/n, "ns/event")
@@ -235,10 +239,10 @@ func (m *meter) report(b *testing.B) {
 // the running jobs). The load and the check are not measured.
 func BenchmarkPipelineEngine(b *testing.B) {
 	events, stmts := pipelineData()
-	want, wantChanges := expected()
-	logPipelineMix(b)
+	want, wantChanges := pipelineExpected()
+	pipelineLogMix(b)
 	ctx := context.Background()
-	var m meter
+	var m pipelineMeter
 	b.ReportAllocs()
 	b.StopTimer()
 	b.ResetTimer()
@@ -254,41 +258,41 @@ func BenchmarkPipelineEngine(b *testing.B) {
 		// Profile labels tell the phases apart in a -cpuprofile (pprof
 		// -tagfocus phase=pipeline); goroutines started by a phase (the
 		// job's tasks, Pebble flushes) inherit its label.
-		pprof.Do(ctx, pprof.Labels("phase", "load"), func(ctx context.Context) {
-			mustExec(b, e, "CREATE FUNCTION OrderStatusTracker AS 'examples.OrderStatusTracker'")
-			mustExec(b, e, `CREATE TABLE order_events (
+		pprof.Do(ctx, pprof.Labels("phase", "load"), func(context.Context) {
+			pipelineExec(b, e, "CREATE FUNCTION OrderStatusTracker AS 'examples.OrderStatusTracker'")
+			pipelineExec(b, e, `CREATE TABLE order_events (
   order_id INT NOT NULL,
   event_type STRING,
   event_time TIMESTAMP(3),
   WATERMARK FOR event_time AS event_time
 ) DISTRIBUTED INTO 1 BUCKETS`)
 			for _, s := range stmts {
-				mustExec(b, e, s)
+				pipelineExec(b, e, s)
 			}
 		})
 		if got := e.totalRecords(); got != int64(len(events)) {
 			b.Fatalf("loaded %d events, want %d", got, len(events))
 		}
-		settle(b, e)
+		pipelineSettle(b, e)
 
 		lsm0 := e.db.Pebble().Metrics()
 		m.begin(b)
-		pprof.Do(ctx, pprof.Labels("phase", "pipeline"), func(ctx context.Context) {
-			mustExec(b, e, `CREATE TABLE order_status (PRIMARY KEY (order_id) NOT ENFORCED)
+		pprof.Do(ctx, pprof.Labels("phase", "pipeline"), func(context.Context) {
+			pipelineExec(b, e, `CREATE TABLE order_status (PRIMARY KEY (order_id) NOT ENFORCED)
 DISTRIBUTED INTO 1 BUCKETS WITH ('changelog.mode' = 'upsert') AS
 SELECT order_id, status FROM OrderStatusTracker(input => TABLE order_events PARTITION BY order_id)`)
-			mustExec(b, e, "SHOW TABLES") // syncs: waits until the job committed everything
+			pipelineExec(b, e, "SHOW TABLES") // syncs: waits until the job committed everything
 		})
 		m.end(b)
-		logLSM(b, lsm0, e.db.Pebble().Metrics())
+		pipelineLogLSM(b, lsm0, e.db.Pebble().Metrics())
 
 		// The sink log holds exactly the changelog of the hand loop ...
 		if got := e.totalRecords() - int64(len(events)); got != int64(wantChanges) {
 			b.Fatalf("order_status received %d changes, the hand loop emitted %d", got, wantChanges)
 		}
 		// ... and reading it back gives the hand loop's live orders.
-		pprof.Do(ctx, pprof.Labels("phase", "check"), func(ctx context.Context) {
-			checkOrderStatus(b, e, want)
+		pprof.Do(ctx, pprof.Labels("phase", "check"), func(context.Context) {
+			pipelineCheck(b, e, want)
 		})
 		if err := e.Close(); err != nil {
 			b.Fatal(err)
@@ -297,18 +301,18 @@ SELECT order_id, status FROM OrderStatusTracker(input => TABLE order_events PART
 	m.report(b)
 }
 
-// BenchmarkPipelineHandLoop measures trackOrders over the same events.
+// BenchmarkPipelineHandLoop measures pipelineTrack over the same events.
 func BenchmarkPipelineHandLoop(b *testing.B) {
 	events, _ := pipelineData()
-	want, wantChanges := expected()
-	var m meter
+	want, wantChanges := pipelineExpected()
+	var m pipelineMeter
 	b.ReportAllocs()
 	b.StopTimer()
 	b.ResetTimer()
 	for range b.N {
 		m.begin(b)
 		status := map[int32]string{}
-		out := trackOrders(events, status, nil)
+		out := pipelineTrack(events, status, nil)
 		m.end(b)
 		if len(out) != wantChanges || len(status) != len(want) {
 			b.Fatalf("hand loop: %d changes and %d live orders, want %d and %d", len(out), len(status), wantChanges, len(want))
@@ -317,10 +321,10 @@ func BenchmarkPipelineHandLoop(b *testing.B) {
 	m.report(b)
 }
 
-// logLSM logs (with -v) what the measured section cost Pebble: WAL bytes,
-// memtable flushes and compactions (which run on their own goroutines, in
-// parallel with the job).
-func logLSM(b *testing.B, before, after *pebble.Metrics) {
+// pipelineLogLSM logs (with -v) what the measured section cost Pebble: WAL
+// bytes, memtable flushes and compactions (which run on their own
+// goroutines, in parallel with the job).
+func pipelineLogLSM(b *testing.B, before, after *pebble.Metrics) {
 	if !testing.Verbose() {
 		return
 	}
@@ -338,11 +342,11 @@ func logLSM(b *testing.B, before, after *pebble.Metrics) {
 		after.Compact.Count-before.Compact.Count, float64(compacted[1]-compacted[0])/mib)
 }
 
-// settle flushes the loaded events out of the memtable and compacts them to
-// the bottom level, so the measurement starts with the input at rest and
-// the flushes and compactions it pays for are those of its own writes
-// (state and sink output), not the leftovers of the load.
-func settle(b *testing.B, e *Engine) {
+// pipelineSettle flushes the loaded events out of the memtable and compacts
+// them to the bottom level, so the measurement starts with the input at
+// rest and the flushes and compactions it pays for are those of its own
+// writes (state and sink output), not the leftovers of the load.
+func pipelineSettle(b *testing.B, e *Engine) {
 	b.Helper()
 	pdb := e.db.Pebble()
 	if err := pdb.Flush(); err != nil {
@@ -353,7 +357,9 @@ func settle(b *testing.B, e *Engine) {
 	}
 }
 
-func mustExec(b *testing.B, e *Engine, sql string) {
+// pipelineExec executes a statement as a script does (syncing running jobs
+// first) and drains its rows, if any.
+func pipelineExec(b *testing.B, e *Engine, sql string) {
 	b.Helper()
 	res, err := e.Execute(context.Background(), sql, false)
 	if err != nil {
@@ -373,9 +379,9 @@ func mustExec(b *testing.B, e *Engine, sql string) {
 	}
 }
 
-// checkOrderStatus reads order_status back (a snapshot SELECT),
+// pipelineCheck reads order_status back (a snapshot SELECT),
 // materializes its changelog by key and compares it with want.
-func checkOrderStatus(b *testing.B, e *Engine, want map[int32]string) {
+func pipelineCheck(b *testing.B, e *Engine, want map[int32]string) {
 	b.Helper()
 	ctx := context.Background()
 	res, err := e.Execute(ctx, "SELECT order_id, status FROM order_status", false)

@@ -93,6 +93,7 @@ func (e *Engine) Run(ctx context.Context, sql string, opts RunOptions) (*Outcome
 	saved := e.sess
 	e.sess = sess
 	e.run = &runState{jobID: opts.JobID, resume: opts.Resume, checkpointEvery: opts.CheckpointInterval, dryRun: opts.DryRun}
+	defer func() { e.sess, e.run = saved, nil }()
 	if opts.DryRun {
 		if q, isQuery := stmt.(ast.Query); isQuery {
 			p, err := e.planner().PlanSelect(q)
@@ -105,7 +106,6 @@ func (e *Engine) Run(ctx context.Context, sql string, opts RunOptions) (*Outcome
 		}
 		return e.outcome(ctx, stmt, &cli.Result{})
 	}
-	defer func() { e.sess, e.run = saved, nil }()
 	res, err := e.execute(ctx, stmt, true)
 	if err != nil {
 		return nil, err

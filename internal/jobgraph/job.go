@@ -129,6 +129,16 @@ type PTFTable struct {
 	// declared ROW type, whose field names it then carries.
 	ArgSchema *types.Schema
 	ArgCast   []expr.Expr
+	// OrderBy holds the ORDER BY column positions in Schema (Flink 2.3);
+	// empty without ORDER BY. The first is a time attribute sorted
+	// ascending, NULLS LAST: rows are buffered per key and passed to the
+	// function in time order as the table's watermark passes them. The
+	// others are secondary sort keys for rows of equal time.
+	OrderBy []int
+	// OrderDesc and OrderNullsFirst give, per OrderBy column, whether it
+	// sorts descending and whether NULLs sort before other values.
+	OrderDesc       []bool
+	OrderNullsFirst []bool
 }
 
 // PTF is a process table function call.

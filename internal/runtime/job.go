@@ -61,6 +61,7 @@ type Job struct {
 	opts     Options
 	subtasks []*subtask
 	routes   [][]int // per input: full-row key positions used for routing
+	par      int     // number of keyed subtasks
 	syncCh   chan *barrier
 	tick     <-chan time.Time
 	ticker   *time.Ticker
@@ -154,6 +155,7 @@ func Start(ctx context.Context, env Env, g *jobgraph.Job, opts Options) (*Job, e
 		writer: env.Logs.NewWriter(),
 	}
 	par := j.parallelism()
+	j.par = par
 	if g.Sink.Kind == jobgraph.CollectSink {
 		j.results = make(chan types.Row, opts.ResultBuffer)
 	}
@@ -278,7 +280,12 @@ func (j *Job) newSubtask(i int) (*subtask, error) {
 	if j.graph.PTF != nil {
 		ns := j.opts.ID + "/ptf/" + j.graph.PTF.UID
 		var err error
-		if st.ptf, err = newPTFOp(j.graph.PTF, ns, st.kv, j.env.Clock, st.emitPTF); err != nil {
+		var opts []ptfOpOption
+		if n := j.par; n > 1 {
+			// On restore each subtask takes only the keys it owns.
+			opts = append(opts, withKeyOwner(keyOwner(n, i)))
+		}
+		if st.ptf, err = newPTFOp(j.graph.PTF, ns, st.kv, j.env.Clock, st.emitPTF, opts...); err != nil {
 			return nil, err
 		}
 	}

@@ -292,7 +292,7 @@ func (op *ptfOp) restoreOrderEntry(e state.Entry) error {
 			op.orderSeq = seq + 1
 		}
 		ks, err := op.restoreKey(e.Key)
-		if err != nil {
+		if err != nil || ks == nil {
 			return err
 		}
 		b.note(string(e.Key), ks.keyVals, t)

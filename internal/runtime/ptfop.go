@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/eddy-sql/eddy/internal/jobgraph"
+	"github.com/eddy-sql/eddy/internal/logstore"
 	"github.com/eddy-sql/eddy/internal/state"
 	"github.com/eddy-sql/eddy/ptf"
 	"github.com/eddy-sql/eddy/types"
@@ -68,6 +69,11 @@ type ptfOp struct {
 	orderTTL int64  // nanoseconds; 0 = none
 	orderBuf []byte
 
+	// owns, when set, tells whether this instance owns a key: the state
+	// namespace is shared by the subtasks of a job, so on restore each
+	// loads only the timers and ORDER BY buffers of its own keys.
+	owns func(key []types.Value) bool
+
 	// the current call
 	curKey     string
 	curKS      *keyState
@@ -88,7 +94,31 @@ type ptfOp struct {
 	viewClear  []bool
 }
 
-func newPTFOp(spec *jobgraph.PTF, ns string, kv KV, clock Clock, emit func(types.Row) error) (*ptfOp, error) {
+// ptfOpOption configures a ptfOp.
+type ptfOpOption func(*ptfOp)
+
+// withKeyOwner makes the operator restore only the timers and ORDER BY
+// buffers of the keys owns accepts (see keyOwner).
+func withKeyOwner(owns func(key []types.Value) bool) ptfOpOption {
+	return func(op *ptfOp) { op.owns = owns }
+}
+
+// keyOwner returns whether subtask i of n owns a partition key, routing
+// it as Job.route routes the rows of a PTF input (PARTITION BY columns
+// in order, hashed into key groups).
+func keyOwner(n, i int) func(key []types.Value) bool {
+	return func(key []types.Value) bool {
+		var buf [64]byte
+		b := buf[:0]
+		for _, v := range key {
+			b = types.AppendValue(b, v)
+		}
+		kg := int(uint32(logstore.Murmur2(b))&0x7fffffff) % maxParallelism
+		return kg*n/maxParallelism == i
+	}
+}
+
+func newPTFOp(spec *jobgraph.PTF, ns string, kv KV, clock Clock, emit func(types.Row) error, opts ...ptfOpOption) (*ptfOp, error) {
 	op := &ptfOp{
 		ns: ns, spec: spec, def: spec.Def, kv: kv, clock: clock, emit: emit,
 		timerDirty: map[string]struct{}{},
@@ -102,6 +132,9 @@ func newPTFOp(spec *jobgraph.PTF, ns string, kv KV, clock Clock, emit func(types
 		opWM:       MinWatermark,
 		accessed:   make([]bool, len(spec.Def.State)),
 		cleared:    make([]bool, len(spec.Def.State)),
+	}
+	for _, o := range opts {
+		o(op)
 	}
 	op.ctx = ptf.NewContext(op)
 	op.timersOK = len(spec.Tables) > 0
@@ -141,7 +174,9 @@ func (op *ptfOp) restore() error {
 			if err != nil {
 				return fmt.Errorf("restoring timers: %w", err)
 			}
-			op.timers.register(string(e.Key), ks.keyVals, e.Name, e.Time)
+			if ks != nil {
+				op.timers.register(string(e.Key), ks.keyVals, e.Name, e.Time)
+			}
 		case state.KindMap:
 			if err := op.restoreOrderEntry(e); err != nil {
 				return fmt.Errorf("restoring ORDER BY buffers: %w", err)
@@ -151,7 +186,8 @@ func (op *ptfOp) restore() error {
 	})
 }
 
-// restoreKey returns the cached state of an encoded key, creating it.
+// restoreKey returns the cached state of an encoded key, creating it, or
+// nil when another instance owns the key.
 func (op *ptfOp) restoreKey(key []byte) (*keyState, error) {
 	if ks := op.cache[string(key)]; ks != nil {
 		return ks, nil
@@ -159,6 +195,9 @@ func (op *ptfOp) restoreKey(key []byte) (*keyState, error) {
 	r, err := types.DecodeRow(key)
 	if err != nil {
 		return nil, fmt.Errorf("decoding key: %w", err)
+	}
+	if op.owns != nil && !op.owns(r.Values) {
+		return nil, nil
 	}
 	op.keyBuf = append(op.keyBuf[:0], key...)
 	op.keyVals = append(op.keyVals[:0], r.Values...)

@@ -517,6 +517,10 @@ func (m *Manager) stop(e *entry) {
 		}
 		if m.ctx.Err() == nil && m.stmts[e.st.Name] == e {
 			m.setPhase(e, v1.Stopped, "Statement was stopped; resume it to continue from its last checkpoint.")
+			if !e.st.Spec.Stopped {
+				// Resumed while it was stopping.
+				m.start(e, true)
+			}
 		}
 	}()
 }
@@ -541,6 +545,10 @@ func (m *Manager) Delete(ctx context.Context, name string) error {
 	var derr error
 	if job != nil {
 		derr = job.DeleteState(b)
+	} else if e.outcome != nil {
+		// A stopped, failed or completed statement still has its state and
+		// checkpoint.
+		derr = runtime.DeleteJobData(b, jobID(e), e.outcome.Namespaces)
 	}
 	b.Delete(key(name))
 	if err := b.Commit(true); err != nil {
@@ -590,4 +598,15 @@ func (m *Manager) Results(name, token string, max int) ([]v1.ResultRow, string, 
 		return rows, "", nil
 	}
 	return rows, strconv.FormatInt(next, 10), nil
+}
+
+// JobMetrics returns the counters of a statement's running job.
+func (m *Manager) JobMetrics(name string) (runtime.Metrics, bool) {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	e, ok := m.stmts[name]
+	if !ok || e.job == nil {
+		return runtime.Metrics{}, false
+	}
+	return e.job.Metrics(), true
 }

@@ -74,6 +74,54 @@ func TimeAttribute(col string) TableOption {
 	return func(t *plan.TableSpec) error { t.TimeAttribute = col; return nil }
 }
 
+// OrderBy sets the ORDER BY items of a set-semantic table, as SQL's
+// TABLE t PARTITION BY k ORDER BY (items): each is a column name
+// optionally followed by ASC or DESC and by NULLS FIRST or NULLS LAST
+// ("ts", "score DESC", "name ASC NULLS FIRST"). The first must be the
+// table's TimeAttribute, ascending. Rows are then buffered and passed to
+// the function in time order as the watermark passes them; late rows are
+// dropped.
+func OrderBy(items ...string) TableOption {
+	return func(t *plan.TableSpec) error {
+		t.OrderBy = nil
+		for _, item := range items {
+			o, err := parseOrderItem(item)
+			if err != nil {
+				return err
+			}
+			t.OrderBy = append(t.OrderBy, o)
+		}
+		return nil
+	}
+}
+
+func parseOrderItem(item string) (plan.OrderSpec, error) {
+	f := strings.Fields(item)
+	if len(f) == 0 {
+		return plan.OrderSpec{}, fmt.Errorf("empty ORDER BY item")
+	}
+	o := plan.OrderSpec{Column: f[0]}
+	rest := f[1:]
+	if len(rest) > 0 {
+		switch strings.ToUpper(rest[0]) {
+		case "ASC":
+			rest = rest[1:]
+		case "DESC":
+			o.Desc, rest = true, rest[1:]
+		}
+	}
+	if len(rest) == 2 && strings.EqualFold(rest[0], "NULLS") {
+		switch n := strings.ToUpper(rest[1]); n {
+		case "FIRST", "LAST":
+			o.Nulls, rest = n, nil
+		}
+	}
+	if len(rest) > 0 {
+		return plan.OrderSpec{}, fmt.Errorf("invalid ORDER BY item %q: want a column name, then ASC or DESC, then NULLS FIRST or NULLS LAST", item)
+	}
+	return o, nil
+}
+
 // Arg sets a scalar argument.
 func Arg(name string, v types.Value) Option {
 	return func(c *config) error { c.scalars[name] = v; return nil }

@@ -2,6 +2,7 @@ package plan
 
 import (
 	"fmt"
+	"strings"
 
 	"github.com/eddy-sql/eddy/internal/expr"
 	"github.com/eddy-sql/eddy/internal/jobgraph"
@@ -22,6 +23,17 @@ type TableSpec struct {
 	UpsertKey []string
 	// TimeAttribute is the watermarked column, if any.
 	TimeAttribute string
+	// OrderBy lists the ORDER BY items.
+	OrderBy []OrderSpec
+}
+
+// OrderSpec is one ORDER BY item of a table argument.
+type OrderSpec struct {
+	Column string
+	Desc   bool
+	// Nulls is "FIRST", "LAST" or "" for Flink's default: NULLS LAST for
+	// ascending, NULLS FIRST for descending columns.
+	Nulls string
 }
 
 // BuildPTF plans a call of def outside SQL (for the PTF test harness and
@@ -48,6 +60,22 @@ func BuildPTF(name string, def *ptf.Definition, tables []TableSpec, scalars map[
 		tv := &tableArgValue{rel: r, hasPartition: len(t.PartitionBy) > 0}
 		for _, p := range t.PartitionBy {
 			tv.partitionBy = append(tv.partitionBy, ident{name: p})
+		}
+		for _, o := range t.OrderBy {
+			it := orderItem{name: o.Column, desc: o.Desc, nullsFirst: o.Desc}
+			switch strings.ToUpper(o.Nulls) {
+			case "FIRST":
+				it.nullsFirst = true
+			case "LAST":
+				it.nullsFirst = false
+			case "":
+			default:
+				return nil, fmt.Errorf("ORDER BY %s of %s: Nulls must be FIRST, LAST or empty, got %q", o.Column, t.Arg, o.Nulls)
+			}
+			if it.name == "" {
+				return nil, fmt.Errorf("ORDER BY of %s: an item has no column", t.Arg)
+			}
+			tv.orderBy = append(tv.orderBy, it)
 		}
 		call.args = append(call.args, callArg{name: t.Arg, table: tv})
 	}

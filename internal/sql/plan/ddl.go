@@ -83,13 +83,13 @@ func (p *Planner) checkDatagen(t *catalog.Table, ct *ast.CreateTable) error {
 		t.Options[datagen.OptCreatedAt] = p.Now().UTC().Format(time.RFC3339Nano)
 	}
 	if _, err := datagen.New(t.Name, t.PhysicalSchema().Fields, t.Options); err != nil {
-		return datagenError(err, optionPos(ct, t, err))
+		return datagenError(err, optionPos(ct, err))
 	}
 	return nil
 }
 
 // optionPos returns the position of the option a datagen error is about.
-func optionPos(ct *ast.CreateTable, t *catalog.Table, err error) sqlerr.Pos {
+func optionPos(ct *ast.CreateTable, err error) sqlerr.Pos {
 	var oe *datagen.OptionError
 	if errors.As(err, &oe) {
 		for _, o := range ct.Options {

@@ -36,6 +36,17 @@ type tableArgValue struct {
 	pos          sqlerr.Pos
 	partitionBy  []ident
 	hasPartition bool
+	// orderBy are the ORDER BY items (Flink 2.3).
+	orderBy []orderItem
+}
+
+// orderItem is one ORDER BY item of a table argument.
+type orderItem struct {
+	// name is the column; "" when the item is not a plain column name.
+	name       string
+	pos        sqlerr.Pos
+	desc       bool
+	nullsFirst bool
 }
 
 // ident is a name with its position.
@@ -69,6 +80,9 @@ type ptfCall struct {
 	stateTTL int64
 	// onTimePos is the position of the on_time argument, if given.
 	onTimePos sqlerr.Pos
+	// orderPos is the position of the first ORDER BY item per table
+	// argument with ORDER BY.
+	orderPos map[string]sqlerr.Pos
 }
 
 func errAt(pos sqlerr.Pos, code sqlerr.Code, format string, a ...any) *sqlerr.Error {
@@ -174,6 +188,9 @@ func (c *ptfCall) planPTF() (*jobgraph.PTF, error) {
 	if err := c.bindOnTime(node, bound); err != nil {
 		return nil, err
 	}
+	if err := c.checkOrderByTime(node); err != nil {
+		return nil, err
+	}
 	node.Produced = c.def.ProducedMode(ptf.ChangelogContext{Tables: modes, Required: c.required})
 	if err := c.checkOutputMode(node); err != nil {
 		return nil, err
@@ -252,6 +269,12 @@ func (c *ptfCall) bindTable(a ptf.Arg, arg callArg) (jobgraph.PTFTable, error) {
 			"Only tables with set semantics may be partitioned. Invalid PARTITION BY clause in the %d-th operand of table function '%s'", argIdx, c.name).
 			WithHint("remove PARTITION BY: argument '%s' has row semantics", a.Name)
 	}
+	if len(tv.orderBy) > 0 && !set {
+		argIdx := slices.IndexFunc(c.def.Args, func(x ptf.Arg) bool { return x.Name == a.Name })
+		return t, errAt(tv.orderBy[0].pos, sqlerr.InvalidArgument,
+			"Only tables with set semantics may be ordered. Invalid ORDER BY clause in the %d-th operand of table function '%s'", argIdx, c.name).
+			WithHint("remove ORDER BY: argument '%s' has row semantics", a.Name)
+	}
 	if set && !tv.hasPartition && !a.Traits.Has(ptf.OptionalPartitionBy) {
 		return t, errAt(arg.pos, sqlerr.InvalidArgument, "Table argument '%s' requires a PARTITION BY clause for parallel processing.", a.Name).
 			WithHint("write %s => TABLE t PARTITION BY key_column", a.Name)
@@ -263,6 +286,9 @@ func (c *ptfCall) bindTable(a ptf.Arg, arg callArg) (jobgraph.PTFTable, error) {
 				p.name, strings.Join(tv.rel.schema.Names(), ", "))
 		}
 		t.Keys = append(t.Keys, i)
+	}
+	if err := c.bindOrderBy(a, tv, &t); err != nil {
+		return t, err
 	}
 	if a.Type != "" {
 		want, err := types.ParseType(a.Type)
@@ -307,6 +333,73 @@ func (c *ptfCall) bindTable(a ptf.Arg, arg callArg) (jobgraph.PTFTable, error) {
 		t.Delivered = ptf.Retract()
 	}
 	return t, nil
+}
+
+// bindOrderBy resolves the ORDER BY items of a set-semantic table with
+// Flink's checks (reference §10): known columns, no duplicates, and a first
+// column that is a TIMESTAMP or TIMESTAMP_LTZ (precision up to 3) sorted
+// ASC NULLS LAST. bindOnTime checks that it is the on_time column when
+// both are given, checkOrderByTime that it is a time attribute.
+func (c *ptfCall) bindOrderBy(a ptf.Arg, tv *tableArgValue, t *jobgraph.PTFTable) error {
+	if len(tv.orderBy) == 0 {
+		return nil
+	}
+	schema := tv.rel.schema
+	for _, o := range tv.orderBy {
+		if o.name == "" {
+			return errAt(o.pos, sqlerr.InvalidArgument, "Column reference expected for ORDER BY clause.").
+				WithHint("order by column names of the table, e.g. ORDER BY (ts, score DESC)")
+		}
+		i := schema.Index(o.name)
+		if i < 0 {
+			return errAt(o.pos, sqlerr.UnknownColumn, "Invalid column '%s' for ORDER BY clause. Available columns are: [%s]",
+				o.name, strings.Join(schema.Names(), ", "))
+		}
+		t.OrderBy = append(t.OrderBy, i)
+		t.OrderDesc = append(t.OrderDesc, o.desc)
+		t.OrderNullsFirst = append(t.OrderNullsFirst, o.nullsFirst)
+	}
+	invalid := fmt.Sprintf("Invalid ORDER BY clause for table argument '%s'.", a.Name)
+	for j, i := range t.OrderBy {
+		if slices.Index(t.OrderBy, i) < j {
+			return errAt(tv.orderBy[j].pos, sqlerr.InvalidArgument, "%s Column '%s' appears more than once in ORDER BY.", invalid, schema.Fields[i].Name)
+		}
+	}
+	first := tv.orderBy[0]
+	ft := schema.Fields[t.OrderBy[0]].Type
+	if !ft.IsTimestamp() || ft.Precision > 3 {
+		return errAt(first.pos, sqlerr.TypeMismatch,
+			"%s The first ORDER BY column must be a TIMESTAMP or TIMESTAMP_LTZ column (up to precision 3). However, column '%s' has data type '%s'.",
+			invalid, schema.Fields[t.OrderBy[0]].Name, ft).
+			WithHint("order by the table's watermarked time column first")
+	}
+	if first.desc || first.nullsFirst {
+		return errAt(first.pos, sqlerr.InvalidArgument, "%s The first ORDER BY column on a timestamp column must be in ascending order.", invalid).
+			WithHint("write ORDER BY %s or %s ASC", first.name, first.name)
+	}
+	if c.orderPos == nil {
+		c.orderPos = map[string]sqlerr.Pos{}
+	}
+	c.orderPos[a.Name] = first.pos
+	return nil
+}
+
+// checkOrderByTime checks that the first ORDER BY column is a time
+// attribute (Flink checks it last, on the physical plan). That it matches
+// on_time is checked by bindOnTime.
+func (c *ptfCall) checkOrderByTime(node *jobgraph.PTF) error {
+	for _, t := range node.Tables {
+		if len(t.OrderBy) == 0 {
+			continue
+		}
+		name := t.Schema.Fields[t.OrderBy[0]].Name
+		if r := c.relOf(t.Input); r == nil || !r.timeAttrs[t.OrderBy[0]] {
+			return errAt(c.orderPos[t.Arg], sqlerr.InvalidArgument,
+				"Invalid ORDER BY clause for table argument '%s'. The first ORDER BY column '%s' is not a valid time attribute. Only columns with a watermark declaration qualify for ORDER BY.", t.Arg, name).
+				WithHint("declare WATERMARK FOR %s AS %s on the table", name, name)
+		}
+	}
+	return nil
 }
 
 func sameColumns(a, b []int) bool {
@@ -390,6 +483,11 @@ func (c *ptfCall) bindOnTime(node *jobgraph.PTF, bound map[string]callArg) error
 			ft := t.Schema.Fields[i].Type
 			if !ft.IsTimestamp() || ft.Precision > 3 {
 				return errAt(d.pos, sqlerr.TypeMismatch, "Unsupported data type for time attribute. The `on_time` argument must reference a TIMESTAMP or TIMESTAMP_LTZ column (up to precision 3). Column '%s' has type %s.", d.name, ft)
+			}
+			if len(t.OrderBy) > 0 && t.OrderBy[0] != i {
+				return errAt(c.orderPos[t.Arg], sqlerr.InvalidArgument,
+					"Invalid ORDER BY clause for table argument '%s'. When both ORDER BY and the 'on_time' argument are defined, the referenced timestamp columns must match.", t.Arg).
+					WithHint("order by %s first, or pass on_time => DESCRIPTOR(%s)", d.name, t.Schema.Fields[t.OrderBy[0]].Name)
 			}
 			if r := c.relOf(t.Input); r == nil || !r.timeAttrs[i] {
 				return errAt(d.pos, sqlerr.InvalidArgument, "Column '%s' is not a valid time attribute. Only columns with a watermark declaration qualify for the `on_time` argument.", d.name).

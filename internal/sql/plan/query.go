@@ -303,9 +303,6 @@ func (p *Planner) planTableFunc(tf *ast.TableFunc, job *jobgraph.Job) (*frag, er
 		}
 		switch v := a.Value.(type) {
 		case *ast.TableArg:
-			if len(v.OrderBy) > 0 {
-				return nil, errAt(v.OrderBy[0].Pos(), sqlerr.Unsupported, "ORDER BY in table arguments is not supported yet")
-			}
 			var f *frag
 			if v.Name != nil {
 				f, err = p.planFrom(&ast.TableName{Name: v.Name}, job)
@@ -325,6 +322,9 @@ func (p *Planner) planTableFunc(tf *ast.TableFunc, job *jobgraph.Job) (*frag, er
 			}
 			for _, id := range v.PartitionBy {
 				tv.partitionBy = append(tv.partitionBy, ident{name: id.Name, pos: id.Pos()})
+			}
+			for _, o := range v.OrderBy {
+				tv.orderBy = append(tv.orderBy, orderItemOf(o))
 			}
 			ca.table = tv
 		case *ast.Descriptor:
@@ -377,4 +377,20 @@ func (p *Planner) planTableFunc(tf *ast.TableFunc, job *jobgraph.Job) (*frag, er
 		f.timeAttrs[node.Out.Len()-1] = true
 	}
 	return f, nil
+}
+
+// orderItemOf converts an ORDER BY item of a table argument. Flink's
+// defaults: ASC sorts NULLs last, DESC first.
+func orderItemOf(o *ast.OrderItem) orderItem {
+	it := orderItem{pos: o.Pos(), desc: o.Desc, nullsFirst: o.Desc}
+	switch o.Nulls {
+	case ast.NullsFirst:
+		it.nullsFirst = true
+	case ast.NullsLast:
+		it.nullsFirst = false
+	}
+	if ref, ok := o.Expr.(*ast.ColumnRef); ok && len(ref.Parts) == 1 {
+		it.name = ref.Parts[0].Name
+	}
+	return it
 }
