@@ -96,7 +96,7 @@ func (h *FunctionHost) ValueState(e ptf.StateEntry, key ...types.Value) (any, bo
 		return nil, false, fmt.Errorf("unknown state entry %s", e.StateName())
 	}
 	k := h.keyOf(key)
-	if ks := h.op.cache[k]; ks != nil && ks.loaded[i] {
+	if ks := h.op.lookup([]byte(k)); ks != nil && ks.loaded[i] {
 		v := ks.vals[i]
 		if v == nil || (h.op.ttl[i] > 0 && h.op.now()-ks.wtime[i] >= h.op.ttl[i]) {
 			return nil, false, nil

@@ -288,6 +288,9 @@ func (j *Job) newSubtask(i int) (*subtask, error) {
 		if st.ptf, err = newPTFOp(j.graph.PTF, ns, st.kv, j.env.Clock, st.emitPTF, opts...); err != nil {
 			return nil, err
 		}
+		// A log sink encodes each row at once, so the host can reuse its
+		// output buffer; a collect sink keeps the rows.
+		st.ptf.reuseOut = j.graph.Sink.Kind == jobgraph.LogSink
 	}
 	return st, nil
 }

@@ -16,12 +16,14 @@ package runtime_test
 // every checkpointEvery events: FunctionHost.Flush, then batch commit.
 
 import (
+	"cmp"
 	"container/heap"
 	"context"
 	"encoding/binary"
 	"math/rand/v2"
 	goruntime "runtime"
 	"runtime/pprof"
+	"slices"
 	"syscall"
 	"testing"
 	"time"
@@ -195,21 +197,36 @@ func benchRows() []types.Row {
 	return rows
 }
 
-// run warms up with one event per key (ids in order, event times before
-// benchBase; i runs from -benchKeys to -1, so the warm-up ends with a
-// checkpoint), then calls fn for b.N events over the ring and reports
-// events/s, ns/event and allocs/event of the steady state. Before each lap
-// after the first it rewrites the event times of the ring, outside the
-// timer, so that event time keeps increasing.
-func run(b *testing.B, out *sink, fn func(i int, r *types.Row)) {
-	rows := benchRows()
-	for id := range benchKeys {
-		r := types.Row{Kind: types.Insert, Values: []types.Value{
+// warmupRows returns one event per key, in event-time order before
+// benchBase. The age of each key's event is drawn from the distribution
+// the measured stream (uniform keys, one event per eventSpacing) has in
+// steady state, exponential with mean benchKeys*eventSpacing, so that the
+// measurement starts with as many pending timers as it keeps.
+func warmupRows() []types.Row {
+	rng := rand.New(rand.NewPCG(3, 4))
+	rows := make([]types.Row, benchKeys)
+	for id := range rows {
+		age := 1 + int64(rng.ExpFloat64()*float64(benchKeys)*float64(eventSpacing))
+		rows[id] = types.Row{Kind: types.Insert, Values: []types.Value{
 			types.NewInt(int64(id)),
 			types.NewFloat(float64(id % 100)),
-			types.NewTimestamp(benchBase - int64(benchKeys-id)*int64(eventSpacing)),
+			types.NewTimestamp(benchBase - age),
 		}}
-		fn(id-benchKeys, &r)
+	}
+	slices.SortFunc(rows, func(a, b types.Row) int { return cmp.Compare(a.Values[2].Int(), b.Values[2].Int()) })
+	return rows
+}
+
+// run warms up with one event per key (warmupRows; i runs from -benchKeys
+// to -1, so the warm-up ends with a checkpoint), then calls fn for b.N
+// events over the ring and reports events/s, ns/event and allocs/event of
+// the steady state. Before each lap after the first it rewrites the event
+// times of the ring, outside the timer, so that event time keeps
+// increasing.
+func run(b *testing.B, out *sink, fn func(i int, r *types.Row)) {
+	rows := benchRows()
+	for i, r := range warmupRows() {
+		fn(i-benchKeys, &r)
 	}
 	out.n = 0 // count the rows of the measured events only
 	b.ReportAllocs()

@@ -5,6 +5,7 @@ import (
 	"encoding/binary"
 	"errors"
 	"fmt"
+	"hash/maphash"
 	"runtime/debug"
 	"time"
 
@@ -29,8 +30,9 @@ var errTimersNotSupported = errors.New("Timers are not supported in the current 
 // keyState is the cached state of one partition key. Entries are indexed
 // like the definition's State list.
 type keyState struct {
-	key     string // the encoded key
-	inDirty bool   // listed in ptfOp.dirty
+	key     string    // the encoded key
+	next    *keyState // next key with the same hash
+	inDirty bool      // listed in ptfOp.dirty
 	keyVals []types.Value
 	vals    []any
 	loaded  []bool
@@ -47,16 +49,24 @@ type keyState struct {
 // queue, and assembles output rows (key prefix or pass-through columns,
 // function columns, rowtime).
 type ptfOp struct {
-	ns       string
-	spec     *jobgraph.PTF
-	def      *ptf.Definition
-	kv       KV
-	clock    Clock
-	ctx      *ptf.Context
-	emit     func(types.Row) error
-	tableOf  map[int]int // input index -> table index
-	ttl      []int64     // per state entry, nanoseconds; 0 = none
-	cache    map[string]*keyState
+	ns      string
+	spec    *jobgraph.PTF
+	def     *ptf.Definition
+	kv      KV
+	clock   Clock
+	ctx     *ptf.Context
+	emit    func(types.Row) error
+	tableOf map[int]int          // input index -> table index
+	ttl     []int64              // per state entry, nanoseconds; 0 = none
+	cache   map[uint64]*keyState // by maphash of the encoded key; collisions chain through next
+	seed    maphash.Seed
+	// in, evalFn and timerFn avoid allocating a closure per call.
+	in      ptf.Input
+	evalFn  func() error
+	timerFn func() error
+	// reuseOut lets Emit reuse outBuf: the consumer does not keep rows.
+	reuseOut bool
+	outBuf   []types.Value
 	timers   *timerQueue
 	wm       []int64 // per table
 	opWM     int64
@@ -124,7 +134,8 @@ func newPTFOp(spec *jobgraph.PTF, ns string, kv KV, clock Clock, emit func(types
 		timerDirty: map[string]struct{}{},
 		viewClear:  make([]bool, len(spec.Def.State)),
 		tableOf:    map[int]int{},
-		cache:      map[string]*keyState{},
+		cache:      map[uint64]*keyState{},
+		seed:       maphash.MakeSeed(),
 		timers:     newTimerQueue(),
 		wm:         make([]int64, len(spec.Tables)),
 		orders:     make([]*orderBuffer, len(spec.Tables)),
@@ -137,6 +148,8 @@ func newPTFOp(spec *jobgraph.PTF, ns string, kv KV, clock Clock, emit func(types
 		o(op)
 	}
 	op.ctx = ptf.NewContext(op)
+	op.evalFn = func() error { return op.def.Eval(op.ctx, op.in) }
+	op.timerFn = func() error { return op.def.OnTimer(op.ctx) }
 	op.timersOK = len(spec.Tables) > 0
 	for i, t := range spec.Tables {
 		op.tableOf[t.Input] = i
@@ -186,10 +199,20 @@ func (op *ptfOp) restore() error {
 	})
 }
 
+// lookup returns the cached state of an encoded key, or nil.
+func (op *ptfOp) lookup(key []byte) *keyState {
+	for ks := op.cache[maphash.Bytes(op.seed, key)]; ks != nil; ks = ks.next {
+		if ks.key == string(key) {
+			return ks
+		}
+	}
+	return nil
+}
+
 // restoreKey returns the cached state of an encoded key, creating it, or
 // nil when another instance owns the key.
 func (op *ptfOp) restoreKey(key []byte) (*keyState, error) {
-	if ks := op.cache[string(key)]; ks != nil {
+	if ks := op.lookup(key); ks != nil {
 		return ks, nil
 	}
 	r, err := types.DecodeRow(key)
@@ -253,7 +276,8 @@ func (op *ptfOp) evalRow(ti int, row *types.Row, timeCol int) error {
 		}
 		in.Row = ptf.Row{Kind: row.Kind, Values: vals, Schema: t.ArgSchema}
 	}
-	return op.call(func() error { return op.def.Eval(op.ctx, in) })
+	op.in = in
+	return op.call(op.evalFn)
 }
 
 // evalOnce calls Eval once for a function without table arguments, as
@@ -268,16 +292,21 @@ func (op *ptfOp) evalOnce() error {
 
 // enterKey makes the key in keyBuf/keyVals current.
 func (op *ptfOp) enterKey() {
-	ks := op.cache[string(op.keyBuf)]
+	h := maphash.Bytes(op.seed, op.keyBuf)
+	ks := op.cache[h]
+	for ks != nil && ks.key != string(op.keyBuf) {
+		ks = ks.next
+	}
 	if ks == nil {
 		n := len(op.def.State)
 		ks = &keyState{
+			next:    op.cache[h],
 			key:     string(op.keyBuf),
 			keyVals: append([]types.Value(nil), op.keyVals...),
 			vals:    make([]any, n), loaded: make([]bool, n),
 			dirty: make([]bool, n), wtime: make([]int64, n), before: make([][]byte, n),
 		}
-		op.cache[ks.key] = ks
+		op.cache[h] = ks
 	}
 	op.curKey = ks.key
 	op.curKS = ks
@@ -399,7 +428,7 @@ func (op *ptfOp) advance(input int, wm int64) error {
 }
 
 func (op *ptfOp) fire(e timerEntry) error {
-	ks := op.cache[e.key]
+	ks := op.lookup([]byte(e.key))
 	if ks == nil {
 		return fmt.Errorf("internal: timer for unknown key")
 	}
@@ -414,7 +443,7 @@ func (op *ptfOp) fire(e timerEntry) error {
 	if op.def.OnTimer == nil {
 		return nil
 	}
-	return op.call(func() error { return op.def.OnTimer(op.ctx) })
+	return op.call(op.timerFn)
 }
 
 // flush writes dirty state into the KV (at a checkpoint).
@@ -489,7 +518,12 @@ func (op *ptfOp) Emit(kind types.RowKind, vals []types.Value) {
 		op.Fail(fmt.Errorf("collected %d values, but the output type %s has %d fields", len(vals), op.def.Output, op.spec.FuncOut.Len()))
 		return
 	}
-	out := make([]types.Value, 0, op.spec.Out.Len())
+	var out []types.Value
+	if op.reuseOut {
+		out = op.outBuf[:0]
+	} else {
+		out = make([]types.Value, 0, op.spec.Out.Len())
+	}
 	if op.curRow != nil && len(op.spec.Tables) == 1 && op.spec.Tables[0].PassThrough {
 		out = append(out, op.curRow.Values...)
 	} else {
@@ -506,6 +540,9 @@ func (op *ptfOp) Emit(kind types.RowKind, vals []types.Value) {
 		} else {
 			out = append(out, types.Null)
 		}
+	}
+	if op.reuseOut {
+		op.outBuf = out
 	}
 	if err := op.emit(types.Row{Kind: kind, Values: out}); err != nil {
 		op.Fail(err)
