@@ -96,9 +96,9 @@ func (h *FunctionHost) ValueState(e ptf.StateEntry, key ...types.Value) (any, bo
 		return nil, false, fmt.Errorf("unknown state entry %s", e.StateName())
 	}
 	k := h.keyOf(key)
-	if ks := h.op.lookup([]byte(k)); ks != nil && ks.loaded[i] {
-		v := ks.vals[i]
-		if v == nil || (h.op.ttl[i] > 0 && h.op.now()-ks.wtime[i] >= h.op.ttl[i]) {
+	if ks := h.op.lookup([]byte(k)); ks != nil && ks.ents[i].loaded {
+		v := ks.ents[i].val
+		if v == nil || (h.op.ttl[i] > 0 && h.op.now()-ks.ents[i].wtime >= h.op.ttl[i]) {
 			return nil, false, nil
 		}
 		return v, true, nil
@@ -125,7 +125,7 @@ func (h *FunctionHost) SetValueState(e ptf.StateEntry, v any, key ...types.Value
 	h.op.keyBuf = types.AppendRow(h.op.keyBuf[:0], types.Row{Values: key})
 	h.op.enterKey()
 	ks := h.op.curKS
-	ks.vals[i], ks.loaded[i], ks.dirty[i], ks.wtime[i] = v, true, true, h.op.now()
+	ks.ents[i].val, ks.ents[i].loaded, ks.ents[i].dirty, ks.ents[i].wtime = v, true, true, h.op.now()
 	h.op.markDirty(ks)
 	return nil
 }

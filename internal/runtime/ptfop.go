@@ -34,14 +34,20 @@ type keyState struct {
 	next    *keyState // next key with the same hash
 	inDirty bool      // listed in ptfOp.dirty
 	keyVals []types.Value
-	vals    []any
-	loaded  []bool
-	dirty   []bool // write (or delete when vals is nil) at the next flush
-	wtime   []int64
+	// ents holds one entry per declared state entry, in one allocation so
+	// that a key's state sits together in memory.
+	ents []entryState
+}
+
+// entryState is the cached value of one value-state entry of a key.
+type entryState struct {
+	val    any
+	loaded bool
+	dirty  bool // write (or delete when val is nil) at the next flush
+	wtime  int64
 	// before holds the encoded value as last loaded or written, for
 	// entries with a TTL: their write time moves only when they change.
-	before  [][]byte
-	touched bool
+	before []byte
 }
 
 // ptfOp hosts one process table function call: it implements ptf.Host,
@@ -303,8 +309,7 @@ func (op *ptfOp) enterKey() {
 			next:    op.cache[h],
 			key:     string(op.keyBuf),
 			keyVals: append([]types.Value(nil), op.keyVals...),
-			vals:    make([]any, n), loaded: make([]bool, n),
-			dirty: make([]bool, n), wtime: make([]int64, n), before: make([][]byte, n),
+			ents:    make([]entryState, n),
 		}
 		op.cache[h] = ks
 	}
@@ -358,32 +363,32 @@ func (op *ptfOp) endCall() {
 		}
 		switch {
 		case op.cleared[i]:
-			ks.vals[i], ks.loaded[i], ks.dirty[i], ks.before[i] = nil, true, true, nil
+			ks.ents[i].val, ks.ents[i].loaded, ks.ents[i].dirty, ks.ents[i].before = nil, true, true, nil
 		case op.accessed[i]:
-			if s.IsEmptyState(ks.vals[i]) {
-				ks.vals[i] = nil
+			if s.IsEmptyState(ks.ents[i].val) {
+				ks.ents[i].val = nil
 			}
 			if op.ttl[i] > 0 {
 				// Flink writes state only when it changed, and only a write
 				// refreshes the TTL.
 				var enc []byte
-				if ks.vals[i] != nil {
-					b, err := s.EncodeState(ks.vals[i])
+				if ks.ents[i].val != nil {
+					b, err := s.EncodeState(ks.ents[i].val)
 					if err != nil {
 						op.Fail(err)
 						continue
 					}
 					enc = b
 				}
-				if bytes.Equal(enc, ks.before[i]) && (enc != nil || !ks.dirty[i]) {
+				if bytes.Equal(enc, ks.ents[i].before) && (enc != nil || !ks.ents[i].dirty) {
 					continue
 				}
-				ks.before[i] = enc
+				ks.ents[i].before = enc
 			}
 			if !haveNow {
 				now, haveNow = op.now(), true
 			}
-			ks.dirty[i], ks.wtime[i] = true, now
+			ks.ents[i].dirty, ks.ents[i].wtime = true, now
 		default:
 			continue
 		}
@@ -453,21 +458,21 @@ func (op *ptfOp) flush() error {
 		ks.inDirty = false
 		key := ks.key
 		for i, s := range op.def.State {
-			if !ks.dirty[i] {
+			if !ks.ents[i].dirty {
 				continue
 			}
-			ks.dirty[i] = false
-			if ks.vals[i] == nil {
+			ks.ents[i].dirty = false
+			if ks.ents[i].val == nil {
 				if err := op.kv.Delete(op.ns, s.StateName(), []byte(key)); err != nil {
 					return fmt.Errorf("deleting state %s: %w", s.StateName(), err)
 				}
 				continue
 			}
-			b, err := s.EncodeState(ks.vals[i])
+			b, err := s.EncodeState(ks.ents[i].val)
 			if err != nil {
 				return fmt.Errorf("encoding state %s: %w", s.StateName(), err)
 			}
-			buf = binary.BigEndian.AppendUint64(buf[:0], uint64(ks.wtime[i]))
+			buf = binary.BigEndian.AppendUint64(buf[:0], uint64(ks.ents[i].wtime))
 			buf = append(buf, b...)
 			if err := op.kv.Put(op.ns, s.StateName(), []byte(key), buf); err != nil {
 				return fmt.Errorf("writing state %s: %w", s.StateName(), err)
@@ -630,11 +635,11 @@ func (op *ptfOp) ValueState(e ptf.StateEntry) any {
 	}
 	ks := op.curKS
 	op.accessed[i] = true
-	if ks.loaded[i] && ks.vals[i] != nil && op.ttl[i] > 0 && op.now()-ks.wtime[i] >= op.ttl[i] {
-		ks.vals[i], ks.before[i] = nil, nil // expired
+	if ks.ents[i].loaded && ks.ents[i].val != nil && op.ttl[i] > 0 && op.now()-ks.ents[i].wtime >= op.ttl[i] {
+		ks.ents[i].val, ks.ents[i].before = nil, nil // expired
 	}
-	if !ks.loaded[i] {
-		ks.loaded[i] = true
+	if !ks.ents[i].loaded {
+		ks.ents[i].loaded = true
 		b, ok, err := op.kv.Get(op.ns, e.StateName(), []byte(op.curKey))
 		if err != nil {
 			op.Fail(fmt.Errorf("reading state %s: %w", e.StateName(), err))
@@ -645,17 +650,17 @@ func (op *ptfOp) ValueState(e ptf.StateEntry) any {
 				if err != nil {
 					op.Fail(err)
 				}
-				ks.vals[i], ks.wtime[i] = v, w
+				ks.ents[i].val, ks.ents[i].wtime = v, w
 				if op.ttl[i] > 0 {
-					ks.before[i] = append([]byte(nil), b[8:]...)
+					ks.ents[i].before = append([]byte(nil), b[8:]...)
 				}
 			}
 		}
 	}
-	if ks.vals[i] == nil {
-		ks.vals[i] = e.NewState()
+	if ks.ents[i].val == nil {
+		ks.ents[i].val = e.NewState()
 	}
-	return ks.vals[i]
+	return ks.ents[i].val
 }
 
 func (op *ptfOp) ViewState(e ptf.StateEntry) any {
