@@ -57,6 +57,9 @@ func TestRequests(t *testing.T) {
 	_, err = c.CreateStatement(ctx, v1.Statement{Name: "a", Spec: v1.Spec{Statement: "SELECT 1"}})
 	require.True(t, client.IsExists(err))
 	require.False(t, client.IsConflict(err))
+	ce, ok := errors.AsType[*client.Error](err)
+	require.True(t, ok)
+	require.Contains(t, string(ce.Details), `"name":"a"`, "the existing statement")
 
 	got, err := c.GetStatement(ctx, "a")
 	require.NoError(t, err)
@@ -171,7 +174,7 @@ func TestStopResume(t *testing.T) {
 		"spec":{"statement":"INSERT INTO t SELECT 1","properties":{"k":"v"},"stopped":true}}`, f.bodies[len(f.bodies)-1])
 
 	// Someone else writes in between twice: read again and retry.
-	f.do(func() { f.conflict = 2 })
+	f.do(func() { f.conflict = 2; f.phases["a"] = []v1.Phase{v1.Stopped} })
 	st, err = c.ResumeStatement(ctx, "a")
 	require.NoError(t, err)
 	require.False(t, st.Spec.Stopped)
@@ -185,6 +188,17 @@ func TestStopResume(t *testing.T) {
 
 	_, err = c.StopStatement(ctx, "nope")
 	require.True(t, client.IsNotFound(err))
+
+	// A resume while the statement is still STOPPING waits until it is
+	// STOPPED (the server refuses to resume a STOPPING statement).
+	f.do(func() { f.conflict = 0 })
+	_, err = c.StopStatement(ctx, "a")
+	require.NoError(t, err)
+	f.do(func() { f.phases["a"] = []v1.Phase{v1.Stopping, v1.Stopping, v1.Stopped} })
+	st, err = c.ResumeStatement(ctx, "a")
+	require.NoError(t, err)
+	require.Equal(t, v1.Pending, st.Status.Phase)
+	require.Equal(t, []string{"GET", "GET", "GET", "PUT"}, methods(f.requestLog()[len(f.requestLog())-4:]))
 }
 
 func methods(reqs []string) []string {

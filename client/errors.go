@@ -27,6 +27,10 @@ type Error struct {
 	Position string
 	// RequestID identifies the request in the server's logs.
 	RequestID string
+	// Details is the resource the error is about, when the server sends
+	// it (the existing statement of ALREADY_EXISTS, the current one of
+	// RESOURCE_VERSION_CONFLICT), as JSON.
+	Details json.RawMessage
 }
 
 // Error returns "message (CODE)", or "HTTP 502: message" without a code.
@@ -48,7 +52,7 @@ func decodeError(resp *http.Response, body []byte) *Error {
 	if json.Unmarshal(body, &er) == nil && er.Error.Code != "" {
 		e.Code, e.Message = er.Error.Code, er.Error.Message
 		e.Suggestion, e.Position = er.Error.Suggestion, er.Error.Position
-		e.RequestID = er.RequestID
+		e.RequestID, e.Details = er.RequestID, er.Error.Details
 		if e.Message == "" {
 			e.Message = http.StatusText(resp.StatusCode)
 		}

@@ -170,8 +170,11 @@ func (f *fake) create(w http.ResponseWriter, body []byte) {
 		fakeErr(w, http.StatusBadRequest, v1.CodeInvalid, "invalid statement")
 		return
 	}
-	if f.stmts[in.Name] != nil {
-		fakeErr(w, http.StatusConflict, v1.CodeAlreadyExists, "statement "+in.Name+" already exists")
+	if old := f.stmts[in.Name]; old != nil {
+		details, _ := json.Marshal(old)
+		writeJSON(w, http.StatusConflict, v1.ErrorResponse{Status: http.StatusConflict, Error: v1.ErrorBody{
+			Code: v1.CodeAlreadyExists, Message: "statement " + in.Name + " already exists", Details: details,
+		}})
 		return
 	}
 	st := &v1.Statement{
@@ -243,6 +246,10 @@ func (f *fake) update(w http.ResponseWriter, name string, body []byte) {
 		fakeErr(w, http.StatusConflict, v1.CodeConflict, "resource version conflict")
 		return
 	}
+	if !in.Spec.Stopped && st.Status.Phase == v1.Stopping { // as internal/server
+		fakeErr(w, http.StatusConflict, v1.CodeConflict, "statement is still STOPPING")
+		return
+	}
 	if st.Spec.Stopped != in.Spec.Stopped {
 		st.Spec.Stopped = in.Spec.Stopped
 		st.Status.Phase = v1.Pending
@@ -268,6 +275,8 @@ func (f *fake) results(w http.ResponseWriter, r *http.Request, name string) {
 		page.Results.Data = []v1.ResultRow{}
 	}
 	if !f.complete[name] || to < len(rows) {
+		// A bare token; internal/server sends a URL with page_token,
+		// which the CLI's tests use. The client takes both.
 		page.Metadata.Next = strconv.Itoa(to)
 	}
 	writeJSON(w, http.StatusOK, page)

@@ -137,14 +137,22 @@ func (c *Client) StopStatement(ctx context.Context, name string) (*v1.Statement,
 }
 
 // ResumeStatement asks the server to run a stopped statement again
-// (spec.stopped = false) and returns it as updated.
+// (spec.stopped = false) and returns it as updated. A statement that is
+// still STOPPING cannot be resumed yet: ResumeStatement waits until it is
+// not (polling as Await does, for at most MaxStoppingWait).
 func (c *Client) ResumeStatement(ctx context.Context, name string) (*v1.Statement, error) {
 	return c.setStopped(ctx, name, false)
 }
 
+// MaxStoppingWait bounds how long ResumeStatement waits for a statement
+// that is still STOPPING (taking its final checkpoint) before it can be
+// resumed.
+const MaxStoppingWait = 5 * time.Minute
+
 // setStopped reads the statement and writes spec.stopped with the
 // resource_version it read, again when the server answers that the
-// statement changed in between.
+// statement changed in between. A resume waits first while the statement
+// is STOPPING, which the server does not resume.
 func (c *Client) setStopped(ctx context.Context, name string, stopped bool) (*v1.Statement, error) {
 	var err error
 	for attempt := range maxUpdateAttempts {
@@ -156,6 +164,11 @@ func (c *Client) setStopped(ctx context.Context, name string, stopped bool) (*v1
 		var st *v1.Statement
 		if st, err = c.GetStatement(ctx, name); err != nil {
 			return nil, err
+		}
+		if !stopped && st.Status.Phase == v1.Stopping {
+			if st, err = c.awaitStopped(ctx, name); err != nil {
+				return nil, err
+			}
 		}
 		req := v1.UpdateRequest{
 			Name:     st.Name,
@@ -176,6 +189,15 @@ func (c *Client) setStopped(ctx context.Context, name string, stopped bool) (*v1
 		}
 	}
 	return nil, fmt.Errorf("client: statement %s kept changing; gave up after %d attempts: %w", name, maxUpdateAttempts, err)
+}
+
+// awaitStopped waits until a STOPPING statement is in another phase.
+func (c *Client) awaitStopped(ctx context.Context, name string) (*v1.Statement, error) {
+	st, err := c.Await(ctx, name, func(p v1.Phase) bool { return p != v1.Stopping }, MaxStoppingWait)
+	if errors.Is(err, ErrTimeout) {
+		return nil, fmt.Errorf("client: statement %s is still STOPPING after %s; resume it once it is STOPPED: %w", name, MaxStoppingWait, err)
+	}
+	return st, err
 }
 
 // DeleteStatement asks the server to delete a statement: it is stopped, its

@@ -89,7 +89,8 @@ SET 'client.statement-name' = 'NAME' for the next one), the shell waits
 while it is PENDING and shows its result. SET, RESET and USE stay in the
 shell; the session properties they set are sent with every statement
 (except the shell's own sql-client.* and client.* keys). An INSERT keeps
-running on the server; a SELECT is stopped when the shell stops showing it.
+running on the server; a SELECT is stopped when the shell stops showing it;
+the statements of SHOW, DESCRIBE and EXPLAIN are deleted once shown.
 In a script, a SELECT that does not complete prints the rows that came
 until none came for a few seconds. The data directory then only holds the
 shell history. $EDDY_SERVER alone does not switch eddy sql to a server.

@@ -408,6 +408,9 @@ func (f *fakeServer) update(w http.ResponseWriter, r *http.Request) {
 	case in.Metadata.ResourceVersion != e.St.Metadata.ResourceVersion:
 		fakeError(w, http.StatusConflict, v1.CodeConflict, "resource version conflict; GET it again and retry", "")
 		return
+	case !in.Spec.Stopped && e.St.Status.Phase == v1.Stopping: // as internal/server
+		fakeError(w, http.StatusConflict, v1.CodeConflict, "statement is still STOPPING and cannot be resumed yet", "")
+		return
 	}
 	if in.Spec.Stopped != e.St.Spec.Stopped {
 		e.St.Spec.Stopped = in.Spec.Stopped
@@ -473,7 +476,7 @@ func (f *fakeServer) results(w http.ResponseWriter, r *http.Request) {
 	}
 	from = min(from, visible)
 	to := min(from+size, visible)
-	next := strconv.Itoa(to)
+	next := "/v1/statements/" + e.St.Name + "/results?page_token=" + strconv.Itoa(to) // as internal/server
 	if complete && to == len(e.Rows) {
 		next = ""
 	}

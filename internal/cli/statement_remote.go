@@ -50,8 +50,9 @@ func (e *remoteEngine) Close() error { return nil }
 
 // Execute runs one statement on the server. It waits while the statement
 // is PENDING; then a SELECT, SHOW, DESCRIBE or EXPLAIN returns its rows (a
-// running SELECT as a live stream, which stops the statement when closed),
-// an INSERT keeps running in the background, and other statements return
+// running SELECT as a live stream, which stops the statement when closed;
+// the statement of a SHOW, DESCRIBE or EXPLAIN is deleted once read), an
+// INSERT keeps running in the background, and other statements return
 // their detail. A statement that FAILED returns its error, with the
 // position and hint the server gave.
 func (e *remoteEngine) Execute(ctx context.Context, sql string, interactive bool) (*Result, error) {
@@ -117,6 +118,9 @@ func (e *remoteEngine) result(ctx context.Context, st *v1.Statement, interactive
 				return nil, remoteError(err)
 			}
 			rows = append(rows, r)
+		}
+		if isStaticKind(kind) {
+			e.forget(st.Name)
 		}
 		if len(rows) == 0 && !returnsRows(kind) {
 			msg := st.Status.Detail
@@ -184,6 +188,15 @@ func (e *remoteEngine) liveRows(st *v1.Statement, schema *types.Schema, interact
 		}
 	}
 	return rs
+}
+
+// forget deletes a statement that only looked something up (SHOW,
+// DESCRIBE, EXPLAIN) once its result is read, so that catalog lookups do
+// not pile up on the server. It is best effort.
+func (e *remoteEngine) forget(name string) {
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	_ = e.cl.DeleteStatement(ctx, name)
 }
 
 // stop stops a statement the shell no longer shows, if it still runs.

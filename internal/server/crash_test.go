@@ -1,0 +1,559 @@
+package server_test
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"math/rand/v2"
+	"net/http"
+	"os/exec"
+	"strconv"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+
+	v1 "github.com/eddy-sql/eddy/api/v1"
+	"github.com/eddy-sql/eddy/examples"
+	"github.com/eddy-sql/eddy/internal/engine"
+	"github.com/eddy-sql/eddy/internal/store"
+	"github.com/eddy-sql/eddy/ptf"
+	"github.com/eddy-sql/eddy/types"
+	"github.com/stretchr/testify/require"
+)
+
+// The crash tests run the eddy binary as `eddy server` on a fresh data
+// directory and deploy, over REST, bounded pipelines of generated rows
+// through examples.PassThroughEnrich into log tables. They kill the server
+// with SIGKILL at many points (while records flow, right after a
+// checkpoint commit, just before the next one, right after a restart,
+// while a statement is stopping), or stop and resume the statement over
+// REST, and check after every kill, with the server down, that the sink
+// holds exactly the output of the input its checkpoint says it read: no
+// row lost, none twice. At the end every row is there exactly once.
+//
+// The generated table has ids 1..rows (a sequence, so every row is
+// distinguishable) and k = id % crashKeys. PassThroughEnrich appends a
+// running count per key, so the sink row of id must be
+// (id, id % crashKeys, (id-1)/crashKeys + 1): per key the counts are 1..n
+// without gaps or repeats, and a replayed or lost row shows up as a
+// missing, repeated or wrongly counted id.
+//
+// go test -run Crash -v ./internal/server/ (add -short for the 200k-row
+// runs only).
+
+const (
+	crashKeys = 100_000
+	// crashInterval is the statements' 'execution.checkpointing.interval'.
+	crashInterval = 100 * time.Millisecond
+	// crashRate is the generated table's rows-per-second, at most: the jobs
+	// must keep up with it, since a job that is behind its input takes no
+	// periodic checkpoints (see the report in docs/operating.md).
+	crashRate = 50_000
+	// crashPace is how long a small generated table takes at its
+	// rows-per-second.
+	crashPace = 8 * time.Second
+)
+
+func TestCrash(t *testing.T) {
+	bin := buildEddy(t)
+	t.Run("kill/200k", func(t *testing.T) { crashKill(t, bin, 200_000) })
+	t.Run("stop-resume/200k", func(t *testing.T) { crashStopResume(t, bin, 200_000) })
+	if testing.Short() {
+		t.Log("-short: skipping the 1,000,000-row runs")
+		return
+	}
+	t.Run("kill/1M", func(t *testing.T) { crashKill(t, bin, 1_000_000) })
+	t.Run("stop-resume/1M", func(t *testing.T) { crashStopResume(t, bin, 1_000_000) })
+}
+
+// crashEnv is one data directory, its API key and the server running on
+// it (p is nil while it is down).
+type crashEnv struct {
+	t        *testing.T
+	bin, dir string
+	key      v1.APIKey
+	rows     int64
+	rng      *rand.Rand
+	p        *process
+	c        *client
+	// uids are the statements' uids, by name (their checkpoint keys).
+	uids map[string]string
+}
+
+func newCrashEnv(t *testing.T, bin string, rows int64) *crashEnv {
+	t.Helper()
+	dir := t.TempDir()
+	out, err := exec.Command(bin, "api-key", "create", "--data-dir", dir, "-o", "json").Output()
+	require.NoError(t, err)
+	e := &crashEnv{t: t, bin: bin, dir: dir, rows: rows, uids: map[string]string{},
+		rng: rand.New(rand.NewPCG(uint64(time.Now().UnixNano()), uint64(rows)))}
+	require.NoError(t, json.Unmarshal(out, &e.key))
+	return e
+}
+
+func (e *crashEnv) start() {
+	e.t.Helper()
+	e.p = startServer(e.t, e.bin, e.dir)
+	e.c = e.p.client(e.key)
+}
+
+// kill sends SIGKILL and waits for the process to die.
+func (e *crashEnv) kill() {
+	e.t.Helper()
+	err := e.p.stop(syscall.SIGKILL)
+	var exitErr *exec.ExitError
+	require.True(e.t, errors.As(err, &exitErr), "eddy server was not killed: %v", err)
+	e.p, e.c = nil, nil
+}
+
+// term stops the server gracefully.
+func (e *crashEnv) term() {
+	e.t.Helper()
+	require.NoError(e.t, e.p.stop(syscall.SIGTERM), "stderr:\n%s", e.p.stderr.String())
+	e.p, e.c = nil, nil
+}
+
+// setup creates the function and the generated table: ids 1..rows at a
+// pace of rows per crashPace.
+func (e *crashEnv) setup() {
+	e.t.Helper()
+	e.c.run("fn", "CREATE FUNCTION PassThroughEnrich AS 'examples.PassThroughEnrich'")
+	rps := min(max(int64(float64(e.rows)/crashPace.Seconds()), 1), crashRate)
+	e.c.run("gen", fmt.Sprintf(`CREATE TABLE gen (id BIGINT, k AS id %% %d) WITH (
+  'connector' = 'datagen',
+  'fields.id.kind' = 'sequence', 'fields.id.start' = '1', 'fields.id.end' = '%d',
+  'rows-per-second' = '%d')`, crashKeys, e.rows, rps))
+}
+
+// create creates a statement with properties and remembers its uid.
+func (e *crashEnv) create(name, sql string, props map[string]string) {
+	e.t.Helper()
+	r := e.c.do(req{method: "POST", path: "/v1/statements",
+		body: v1.Statement{Name: name, Spec: v1.Spec{Statement: sql, Properties: props}}})
+	require.Equal(e.t, http.StatusCreated, r.status, "body: %s", r.body)
+	var st v1.Statement
+	r.decode(e.t, &st)
+	e.uids[name] = st.Metadata.UID
+	e.c.waitPhase(name, v1.Running)
+}
+
+// requireHealthy checks that a statement runs and never failed.
+func (e *crashEnv) requireHealthy(name string, phase v1.Phase) {
+	e.t.Helper()
+	st := e.c.get(name)
+	require.Equal(e.t, phase, st.Status.Phase, "%s: %s", name, st.Status.Detail)
+	r := e.c.do(req{method: "GET", path: "/v1/statements/" + name + "/exceptions"})
+	require.Equal(e.t, http.StatusOK, r.status)
+	var ex v1.ExceptionList
+	r.decode(e.t, &ex)
+	require.Empty(e.t, ex.Data, "%s has exceptions", name)
+}
+
+// jobCounters are a statement's job metrics from /metrics (since the job
+// last started).
+type jobCounters struct {
+	in, checkpoints int64
+	ok              bool // the statement has a running job
+}
+
+func (e *crashEnv) counters(name string) jobCounters {
+	e.t.Helper()
+	r := e.c.do(req{method: "GET", path: "/metrics"})
+	require.Equal(e.t, http.StatusOK, r.status, "body: %s", r.body)
+	var c jobCounters
+	suffix := `{statement="` + name + `"} `
+	for _, line := range strings.Split(string(r.body), "\n") {
+		name, value, found := strings.Cut(line, suffix)
+		if !found {
+			continue
+		}
+		v, err := strconv.ParseFloat(value, 64)
+		require.NoError(e.t, err, line)
+		switch name {
+		case "eddy_statement_records_in_total":
+			c.in, c.ok = int64(v), true
+		case "eddy_statement_checkpoints_total":
+			c.checkpoints = int64(v)
+		}
+	}
+	return c
+}
+
+// waitCounters polls the metrics until cond holds; false after timeout.
+func (e *crashEnv) waitCounters(name string, timeout time.Duration, cond func(jobCounters) bool) (jobCounters, bool) {
+	e.t.Helper()
+	deadline := time.Now().Add(timeout)
+	for {
+		c := e.counters(name)
+		if c.ok && cond(c) {
+			return c, true
+		}
+		if time.Now().After(deadline) {
+			return c, false
+		}
+		time.Sleep(time.Millisecond)
+	}
+}
+
+// crashRow is a decoded row of a sink or events table.
+type crashRow struct {
+	partition int
+	offset    int64
+	kind      types.RowKind
+	vals      []int64
+}
+
+// crashState is what a data directory holds, read with the server down.
+type crashState struct {
+	// positions are the statements' committed source positions.
+	positions map[string]map[string]int64
+	// rows and logs are the tables' records and log names.
+	rows map[string][]crashRow
+	logs map[string]string
+}
+
+// genPosition is the checkpoint key of the generated table's rows read.
+const genPosition = "gen:default_catalog.default_database.gen"
+
+// inspect opens the data directory in the test process (the server must
+// be down) and reads the statements' checkpoints and the tables.
+func (e *crashEnv) inspect(tables ...string) crashState {
+	e.t.Helper()
+	require.Nil(e.t, e.p, "inspect needs the server down")
+	reg := ptf.NewRegistry()
+	require.NoError(e.t, examples.Register(reg))
+	eng, err := engine.Open(context.Background(), engine.Options{DataDir: e.dir, Registry: reg})
+	require.NoError(e.t, err)
+	defer func() { require.NoError(e.t, eng.Close()) }()
+	s := crashState{positions: map[string]map[string]int64{}, rows: map[string][]crashRow{}, logs: map[string]string{}}
+	db, logs := eng.Env().DB, eng.Env().Logs
+	for name, uid := range e.uids {
+		v, ok, err := db.Get(append([]byte{store.PrefixCheckpoint}, "positions/stmt/"+uid...))
+		require.NoError(e.t, err)
+		pos := map[string]int64{}
+		if ok {
+			require.NoError(e.t, json.Unmarshal(v, &pos))
+		}
+		s.positions[name] = pos
+	}
+	for _, name := range tables {
+		tbl, ok := eng.Catalog().Table("default_catalog", "default_database", name)
+		require.True(e.t, ok, "no table %s", name)
+		s.logs[name] = tbl.Log
+		parts, err := logs.Partitions(tbl.Log)
+		require.NoError(e.t, err)
+		var rows []crashRow
+		for p := 0; p < parts; p++ {
+			r, err := logs.NewReader(tbl.Log, p, 0)
+			require.NoError(e.t, err)
+			for {
+				rec, ok, err := r.Next()
+				require.NoError(e.t, err)
+				if !ok {
+					break
+				}
+				var row types.Row
+				require.NoError(e.t, types.DecodeRowInto(rec.Value, &row))
+				cr := crashRow{partition: p, offset: rec.Offset, kind: row.Kind, vals: make([]int64, len(row.Values))}
+				for i, v := range row.Values {
+					require.False(e.t, v.IsNull(), "%s row %v", name, row)
+					cr.vals[i] = v.Int()
+				}
+				rows = append(rows, cr)
+			}
+		}
+		s.rows[name] = rows
+	}
+	return s
+}
+
+// checkSink checks that rows (id, k, count) hold every id for which want
+// is true exactly once, with k = id % crashKeys and the running count of
+// its key, and no other id. It returns how many rows it checked.
+func (e *crashEnv) checkSink(label string, rows []crashRow, want func(id int64) bool) int {
+	e.t.Helper()
+	seen := make([]uint8, e.rows+1)
+	var problems []string
+	report := func(format string, args ...any) {
+		if len(problems) < 20 {
+			problems = append(problems, fmt.Sprintf(format, args...))
+		}
+	}
+	dups := 0
+	for _, r := range rows {
+		id := r.vals[0]
+		switch {
+		case r.kind != types.Insert || len(r.vals) != 3:
+			report("p%d@%d: unexpected row %v %v", r.partition, r.offset, r.kind, r.vals)
+		case id < 1 || id > e.rows || !want(id):
+			report("p%d@%d: id %d was not read (yet) according to the checkpoint", r.partition, r.offset, id)
+		case r.vals[1] != id%crashKeys || r.vals[2] != (id-1)/crashKeys+1:
+			report("p%d@%d: id %d has k=%d count=%d, want k=%d count=%d", r.partition, r.offset, id, r.vals[1], r.vals[2], id%crashKeys, (id-1)/crashKeys+1)
+		}
+		if id >= 1 && id <= e.rows {
+			if seen[id]++; seen[id] == 2 {
+				dups++
+				report("p%d@%d: id %d appears twice (duplicate)", r.partition, r.offset, id)
+			}
+		}
+	}
+	missing, expected := 0, 0
+	for id := int64(1); id <= e.rows; id++ {
+		if want(id) {
+			expected++
+			if seen[id] == 0 {
+				if missing++; missing <= 5 {
+					report("id %d is missing (lost)", id)
+				}
+			}
+		}
+	}
+	require.Empty(e.t, problems, "%s: %d rows, %d expected, %d missing, %d duplicated", label, len(rows), expected, missing, dups)
+	require.Len(e.t, rows, expected, label)
+	return len(rows)
+}
+
+// checkEvents checks the feeder's output: exactly ids 1..n, each key in one
+// partition, ids increasing within a partition.
+func (e *crashEnv) checkEvents(label string, rows []crashRow, n int64) {
+	e.t.Helper()
+	seen := make([]bool, e.rows+1)
+	last := map[int]int64{}
+	for _, r := range rows {
+		id := r.vals[0]
+		require.Equal(e.t, types.Insert, r.kind, label)
+		require.True(e.t, id >= 1 && id <= n, "%s: p%d@%d: id %d beyond the feeder's checkpoint %d", label, r.partition, r.offset, id, n)
+		require.False(e.t, seen[id], "%s: p%d@%d: id %d twice", label, r.partition, r.offset, id)
+		seen[id] = true
+		require.Equal(e.t, id%crashKeys, r.vals[1], label)
+		require.Greater(e.t, id, last[r.partition], "%s: p%d@%d out of order", label, r.partition, r.offset)
+		last[r.partition] = id
+	}
+	require.Len(e.t, rows, int(n), "%s: the feeder's checkpoint says %d rows were read", label, n)
+}
+
+// crashKill: one statement, datagen -> PassThroughEnrich (2 subtasks) ->
+// sink, killed at several points; after each kill the sink must hold
+// exactly ids 1..P where P is the checkpointed position.
+func crashKill(t *testing.T, bin string, rows int64) {
+	e := newCrashEnv(t, bin, rows)
+	e.start()
+	e.setup()
+	const name = "enrich"
+	e.create(name, `CREATE TABLE sink DISTRIBUTED INTO 2 BUCKETS AS
+SELECT * FROM PassThroughEnrich(input => TABLE gen PARTITION BY k)`, map[string]string{
+		"execution.checkpointing.interval": crashInterval.String(),
+		"parallelism.default":              "2",
+	})
+
+	// Kill points; each runs with the server up and returns where it
+	// killed.
+	flowing := func() jobCounters {
+		c, ok := e.waitCounters(name, waitTimeout, func(c jobCounters) bool { return c.in > 0 })
+		require.True(t, ok, "the job read nothing")
+		return c
+	}
+	midBatch := func() string {
+		flowing()
+		d := time.Duration(20+e.rng.IntN(400)) * time.Millisecond
+		time.Sleep(d)
+		return fmt.Sprintf("records flowing, %v after the first record", d)
+	}
+	// checkpointed waits for the 2nd to 4th periodic checkpoint after the
+	// job started reading (the first one usually comes at once, for the
+	// few rows read when the restarted job's first tick is served).
+	checkpointed := func() (jobCounters, bool) {
+		c0 := flowing()
+		n := c0.checkpoints + 2 + int64(e.rng.IntN(3))
+		return e.waitCounters(name, 10*time.Second, func(c jobCounters) bool { return c.checkpoints >= n })
+	}
+	// afterCheckpoint kills as soon as the checkpoint counter moves: right
+	// after logstore.Commit returned.
+	afterCheckpoint := func() string {
+		c, ok := checkpointed()
+		if !ok {
+			return fmt.Sprintf("no checkpoint within 10s (read %d records since start)", c.in)
+		}
+		return fmt.Sprintf("right after checkpoint #%d was committed", c.checkpoints)
+	}
+	// beforeCheckpoint kills 0-10ms before the next periodic checkpoint is
+	// due, after seeing one: into the barrier, the flush or the commit.
+	beforeCheckpoint := func() string {
+		c, ok := checkpointed()
+		if !ok {
+			return fmt.Sprintf("no checkpoint within 10s (read %d records since start)", c.in)
+		}
+		early := time.Duration(e.rng.IntN(10_000)) * time.Microsecond
+		time.Sleep(crashInterval - early)
+		return fmt.Sprintf("%v before checkpoint #%d was due", early, c.checkpoints+1)
+	}
+	// atStart kills 0-30ms after the server listens: the statement's job
+	// was restarted from its checkpoint just before.
+	atStart := func() string {
+		d := time.Duration(e.rng.IntN(30_000)) * time.Microsecond
+		time.Sleep(d)
+		return fmt.Sprintf("%v after the restarted server listened", d)
+	}
+	kills := []func() string{midBatch, afterCheckpoint, beforeCheckpoint, atStart, afterCheckpoint, beforeCheckpoint, midBatch}
+
+	var last int64
+	check := func(i int, where string) {
+		s := e.inspect("sink")
+		pos := s.positions[name][genPosition]
+		require.GreaterOrEqual(t, pos, last, "the committed position went back")
+		n := e.checkSink(fmt.Sprintf("kill %d (%s)", i, where), s.rows["sink"], func(id int64) bool { return id <= pos })
+		t.Logf("kill %d, %s: checkpoint at %d/%d rows, the sink holds exactly ids 1..%d (%d rows)", i, where, pos, rows, pos, n)
+		last = pos
+	}
+	for i, kill := range kills {
+		if e.p == nil {
+			e.start()
+		}
+		e.requireHealthy(name, v1.Running)
+		where := kill()
+		c := e.counters(name)
+		e.kill()
+		check(i+1, fmt.Sprintf("%s; the job had read %d rows and committed %d checkpoints since its start", where, c.in, c.checkpoints))
+	}
+
+	// Run to the end: wait until the job read the rest, give the next
+	// periodic checkpoint time to commit it, and kill.
+	for attempt := 0; last < rows; attempt++ {
+		require.Less(t, attempt, 3, "the statement does not finish")
+		e.start()
+		e.requireHealthy(name, v1.Running)
+		rest := rows - last
+		_, ok := e.waitCounters(name, 2*time.Minute, func(c jobCounters) bool { return c.in >= rest })
+		require.True(t, ok, "the job did not read the remaining %d rows", rest)
+		time.Sleep(10 * crashInterval)
+		e.kill()
+		check(len(kills)+attempt+1, "after the job read its last row")
+	}
+
+	// After the end the statement keeps running (a continuous job over a
+	// finished input) and reads nothing again.
+	e.start()
+	e.requireHealthy(name, v1.Running)
+	time.Sleep(5 * crashInterval)
+	c := e.counters(name)
+	require.True(t, c.ok)
+	require.Zero(t, c.in, "the job read rows again after a restart at the end")
+	e.term()
+	s := e.inspect("sink")
+	require.Equal(t, rows, s.positions[name][genPosition])
+	e.checkSink("after the end", s.rows["sink"], func(int64) bool { return true })
+}
+
+// crashStopResume: a feeder statement copies the generated rows into the
+// log table events (2 buckets, by k) at their pace; the statement enrich
+// reads events through PassThroughEnrich into sink and is stopped and
+// resumed over REST (PUT spec.stopped) while the feeder writes, once
+// killed while STOPPING. At the end both tables hold every row exactly
+// once.
+func crashStopResume(t *testing.T, bin string, rows int64) {
+	e := newCrashEnv(t, bin, rows)
+	e.start()
+	e.setup()
+	props := map[string]string{"execution.checkpointing.interval": crashInterval.String()}
+	e.create("feed", "CREATE TABLE events DISTRIBUTED BY (k) INTO 2 BUCKETS AS SELECT id, k FROM gen", props)
+	const name = "enrich"
+	e.create(name, "CREATE TABLE sink AS SELECT * FROM PassThroughEnrich(input => TABLE events PARTITION BY k)", props)
+
+	// consumed returns the events rows the checkpoint of enrich covers.
+	consumed := func(s crashState) func(int64) bool {
+		log := s.logs["events"]
+		read := make([]bool, rows+1)
+		for _, r := range s.rows["events"] {
+			if r.offset < s.positions[name][log+"/"+strconv.Itoa(r.partition)] {
+				read[r.vals[0]] = true
+			}
+		}
+		return func(id int64) bool { return read[id] }
+	}
+	// progress is the events rows enrich has committed (from its
+	// latest_offsets while it runs), or -1.
+	progress := func() int64 {
+		st := e.c.get(name)
+		off, ok := st.Status.LatestOffsets["default_catalog.default_database.events"]
+		if !ok {
+			return -1
+		}
+		var n int64
+		for _, part := range strings.Split(off, ";") {
+			_, o, _ := strings.Cut(part, "offset:")
+			v, err := strconv.ParseInt(o, 10, 64)
+			require.NoError(t, err, off)
+			n += v
+		}
+		return n
+	}
+
+	const cycles = 5
+	for i := 1; i <= cycles; i++ {
+		time.Sleep(time.Duration(100+e.rng.IntN(500)) * time.Millisecond)
+		before := progress()
+		st := e.c.update(name, true)
+		require.Contains(t, []v1.Phase{v1.Stopping, v1.Stopped}, st.Status.Phase)
+		if i == 3 {
+			// Kill while the final checkpoint of the stop is being taken.
+			time.Sleep(time.Duration(e.rng.IntN(5000)) * time.Microsecond)
+			e.kill()
+			s := e.inspect("events", "sink")
+			feed := s.positions["feed"][genPosition]
+			e.checkEvents("kill while stopping", s.rows["events"], feed)
+			n := e.checkSink("kill while stopping", s.rows["sink"], consumed(s))
+			t.Logf("cycle %d: killed while STOPPING: the feeder committed %d/%d rows, the sink holds exactly the %d rows its checkpoint covers", i, feed, rows, n)
+			e.start()
+			e.requireHealthy(name, v1.Stopped)
+			e.requireHealthy("feed", v1.Running)
+		} else {
+			e.c.waitPhase(name, v1.Stopped)
+			t.Logf("cycle %d: stopped (had committed %d events rows before the stop)", i, before)
+		}
+		time.Sleep(time.Duration(50+e.rng.IntN(250)) * time.Millisecond)
+		e.c.update(name, false)
+		e.c.waitPhase(name, v1.Running)
+	}
+
+	// Kill right after enrich reports a new checkpoint (its latest_offsets,
+	// read from the store, moved).
+	p0 := progress()
+	deadline := time.Now().Add(10 * time.Second)
+	reported := p0
+	for reported <= p0 && time.Now().Before(deadline) {
+		time.Sleep(time.Millisecond)
+		reported = progress()
+	}
+	e.kill()
+	s := e.inspect("events", "sink")
+	var committed int64
+	for _, o := range s.positions[name] {
+		committed += o
+	}
+	e.checkEvents("kill after a reported checkpoint", s.rows["events"], s.positions["feed"][genPosition])
+	e.checkSink("kill after a reported checkpoint", s.rows["sink"], consumed(s))
+	if committed < reported {
+		t.Logf("killed right after enrich reported a checkpoint at %d events rows: that checkpoint did not survive, enrich resumes from %d (the sink holds exactly those rows)", reported, committed)
+	} else {
+		t.Logf("killed right after enrich reported a checkpoint at %d events rows: it survived (%d)", reported, committed)
+	}
+	e.start()
+	e.requireHealthy(name, v1.Running)
+
+	// Wait until enrich has committed every row.
+	deadline = time.Now().Add(2 * time.Minute)
+	for progress() < rows {
+		require.True(t, time.Now().Before(deadline), "enrich committed %d of %d rows", progress(), rows)
+		time.Sleep(50 * time.Millisecond)
+	}
+	e.requireHealthy(name, v1.Running)
+	e.requireHealthy("feed", v1.Running)
+	e.term()
+	s = e.inspect("events", "sink")
+	require.Equal(t, rows, s.positions["feed"][genPosition])
+	e.checkEvents("at the end", s.rows["events"], rows)
+	n := e.checkSink("at the end", s.rows["sink"], func(int64) bool { return true })
+	t.Logf("after %d stop/resume cycles: events and sink hold ids 1..%d exactly once (%d rows)", cycles, rows, n)
+}
