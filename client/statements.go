@@ -234,3 +234,19 @@ func needName(name string) error {
 	}
 	return nil
 }
+
+// ReplaceStatement replaces the spec of an existing statement in one step
+// on the server. The server carries the old statement's state and source
+// positions over when every stateful PTF call keeps its uid and state
+// types (resp.StateCarried), and explains otherwise (resp.Reason); an
+// identical spec changes nothing (resp.Unchanged).
+func (c *Client) ReplaceStatement(ctx context.Context, st v1.Statement) (*v1.ReplaceResponse, error) {
+	if err := needName(st.Name); err != nil {
+		return nil, err
+	}
+	var out v1.ReplaceResponse
+	if err := c.do(ctx, http.MethodPost, statementPath(st.Name, "/replace"), nil, st, &out); err != nil {
+		return nil, err
+	}
+	return &out, nil
+}

@@ -204,3 +204,14 @@ const (
 	CodeInternal         = "INTERNAL_ERROR"
 	CodeMethodNotAllowed = "METHOD_NOT_ALLOWED"
 )
+
+// ReplaceResponse is the answer of POST /v1/statements/{name}/replace.
+type ReplaceResponse struct {
+	Statement Statement `json:"statement"`
+	// Unchanged is true when the spec was identical and nothing was done.
+	Unchanged bool `json:"unchanged"`
+	// StateCarried is true when the new statement took over the previous
+	// one's state and source positions; Reason says why not otherwise.
+	StateCarried bool   `json:"state_carried"`
+	Reason       string `json:"reason,omitempty"`
+}

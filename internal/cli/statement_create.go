@@ -238,6 +238,21 @@ func (c *createCmd) replace(ctx context.Context, old *v1.Statement, want v1.Stat
 	name := want.Name
 	c.infof("Statement %q exists with a different spec; replacing it (--on-conflict replace):", name)
 	writeSpecDiff(c.info(), name, old.Spec, want.Spec)
+	// The server replaces in one step and carries state over when it can.
+	res, err := c.cl.ReplaceStatement(ctx, want)
+	switch {
+	case err == nil:
+		c.infof("Statement %q replaced (phase %s).", name, res.Statement.Status.Phase)
+		if res.StateCarried {
+			c.infof("Its state and source positions were carried over (%s): every stateful function kept its uid and state types and it reads the same tables.", res.Statement.Status.StateCarriedFrom)
+		} else {
+			c.infof("It starts fresh, because %s: it reads its sources from their configured start positions and rebuilds its state by reprocessing them.", res.Reason)
+		}
+		return &res.Statement, nil
+	case !client.IsNotFound(err):
+		return nil, c.fail(err, name)
+	}
+	// A server without the replace endpoint: delete, then create.
 	if err := c.cl.DeleteStatement(ctx, name); err != nil && !client.IsNotFound(err) {
 		return nil, c.fail(err, name)
 	}

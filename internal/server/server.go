@@ -116,6 +116,7 @@ func (s *Server) routes() {
 	s.mux.HandleFunc("GET /v1/statements/{name}", s.getStatement)
 	s.mux.HandleFunc("PUT /v1/statements/{name}", s.updateStatement)
 	s.mux.HandleFunc("DELETE /v1/statements/{name}", s.deleteStatement)
+	s.mux.HandleFunc("POST /v1/statements/{name}/replace", s.replaceStatement)
 	s.mux.HandleFunc("GET /v1/statements/{name}/exceptions", s.statementExceptions)
 	s.mux.HandleFunc("GET /v1/statements/{name}/results", s.statementResults)
 }

@@ -62,6 +62,34 @@ func (s *Server) createStatement(w http.ResponseWriter, r *http.Request) {
 	writeJSON(w, http.StatusCreated, created)
 }
 
+// replaceStatement serves POST /v1/statements/{name}/replace: it replaces
+// the statement's spec, carrying its state and source positions over when
+// every stateful PTF call keeps its uid and state types (see
+// statement.Manager.Replace); an identical spec is a no-op.
+func (s *Server) replaceStatement(w http.ResponseWriter, r *http.Request) {
+	var st v1.Statement
+	if err := readJSON(r, &st); err != nil {
+		s.fail(w, r, err)
+		return
+	}
+	st.Name = r.PathValue("name")
+	if err := checkCreate(&st); err != nil {
+		s.fail(w, r, err)
+		return
+	}
+	if err := s.dryRun(r, st); err != nil {
+		s.fail(w, r, err)
+		return
+	}
+	res, err := s.mgr.Replace(r.Context(), st)
+	if err != nil {
+		s.fail(w, r, err)
+		return
+	}
+	s.logger.Info("statement replaced", "statement", st.Name, "unchanged", res.Unchanged, "state_carried", res.Carried, "reason", res.Reason)
+	writeJSON(w, http.StatusOK, v1.ReplaceResponse{Statement: res.Statement, Unchanged: res.Unchanged, StateCarried: res.Carried, Reason: res.Reason})
+}
+
 // checkCreate validates the body of a create request. An empty name is
 // allowed: the manager generates one.
 func checkCreate(st *v1.Statement) error {
