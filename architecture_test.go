@@ -34,6 +34,7 @@ var allowed = map[string][]string{
 	"api/v1":                     {},
 	"internal/cli":               {"internal/sqlerr", "types", "api/v1", "client"},
 	"client":                     {"api/v1"},
+	"deploy":                     {"api/v1", "client", "internal/cli"},
 	"ptf/ptftest":                {"ptf", "types", "internal/runtime", "internal/state", "internal/jobgraph", "internal/sql/plan"},
 	"table":                      {"*"},
 	"":                           {"*"},

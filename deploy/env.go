@@ -293,7 +293,13 @@ func (e *Env) ExecuteSQL(ctx context.Context, sql string, opts ...StatementOptio
 		default:
 			targets = []v1.Phase{v1.Running, v1.Completed}
 		}
-		got, err := awaitPhase(ctx, e.cl, name, e.s.timeout(), e.stderr(), targets...)
+		// Await even when the statement is already there: it may have
+		// FAILED since.
+		w := e.stderr()
+		if slices.Contains(targets, st.Status.Phase) {
+			w = io.Discard
+		}
+		got, err := awaitPhase(ctx, e.cl, name, e.s.timeout(), w, targets...)
 		if got != nil {
 			h.deployed = got
 		}
