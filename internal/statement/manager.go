@@ -241,8 +241,17 @@ func (m *Manager) addException(e *entry, err error) {
 
 // Create creates and (unless spec.stopped) starts a statement.
 func (m *Manager) Create(ctx context.Context, st v1.Statement) (v1.Statement, error) {
+	var warnings []v1.Warning
 	if st.Name == "" {
 		st.Name = m.GenerateName("")
+		warnings = append(warnings, v1.Warning{Severity: "LOW", CreatedAt: m.now(), Reason: "GENERATED_NAME",
+			Message: "The statement was created without a name and got " + st.Name + "; a redeploy cannot address it. Give statements explicit names (and an application name) in deployments."})
+	}
+	if v := st.Spec.Properties["execution.checkpointing.interval"]; v != "" {
+		if _, err := plan.ParseDuration(v); err != nil {
+			warnings = append(warnings, v1.Warning{Severity: "MODERATE", CreatedAt: m.now(), Reason: "INVALID_PROPERTY",
+				Message: fmt.Sprintf("'execution.checkpointing.interval' = '%s' is not a duration (%v); the default interval is used.", v, err)})
+		}
 	}
 	if err := ValidateName(st.Name); err != nil {
 		return v1.Statement{}, err
@@ -260,7 +269,7 @@ func (m *Manager) Create(ctx context.Context, st v1.Statement) (v1.Statement, er
 		APIVersion: v1.APIVersion, Kind: "Statement", Name: st.Name,
 		Metadata: v1.Metadata{UID: newUID(), CreatedAt: now, Labels: st.Metadata.Labels},
 		Spec:     st.Spec,
-		Status:   v1.Status{Phase: v1.Pending},
+		Status:   v1.Status{Phase: v1.Pending, Warnings: warnings},
 	}}
 	m.stmts[st.Name] = e
 	if st.Spec.Stopped {

@@ -242,3 +242,19 @@ func TestDeleteRemovesStatement(t *testing.T) {
 	require.Len(t, rest, 1)
 	require.Empty(t, next2)
 }
+
+func TestWarnings(t *testing.T) {
+	e := open(t, t.TempDir())
+	defer e.close()
+	st, err := e.m.Create(context.Background(), v1.Statement{Spec: v1.Spec{
+		Statement:  "CREATE TABLE w (a INT)",
+		Properties: map[string]string{"execution.checkpointing.interval": "soon"},
+	}})
+	require.NoError(t, err)
+	require.NoError(t, statement.ValidateName(st.Name))
+	var reasons []string
+	for _, w := range st.Status.Warnings {
+		reasons = append(reasons, w.Reason)
+	}
+	require.Equal(t, []string{"GENERATED_NAME", "INVALID_PROPERTY"}, reasons)
+}
