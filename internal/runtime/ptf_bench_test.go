@@ -1,3 +1,5 @@
+//go:build unix
+
 package runtime_test
 
 // Throughput benchmarks of the PTF host (issue "Process table functions",

@@ -91,10 +91,15 @@ type ptfOp struct {
 	owns func(key []types.Value) bool
 
 	// the current call
-	curKey     string
-	curKS      *keyState
-	curTable   int
-	curRow     *types.Row
+	curKey   string
+	curKS    *keyState
+	curTable int
+	curRow   *types.Row
+	rowCopy  types.Row // the current row, so callers' rows do not escape
+	// stateless functions (no state, no timers, no ORDER BY) use one
+	// scratch key entry instead of the per-key cache.
+	stateless  bool
+	scratch    keyState
 	curTimer   *timerEntry
 	hasTime    bool
 	curTime    int64
@@ -177,6 +182,12 @@ func newPTFOp(spec *jobgraph.PTF, ns string, kv KV, clock Clock, emit func(types
 		}
 		op.ttl = append(op.ttl, int64(ttl))
 	}
+	op.stateless = len(spec.Def.State) == 0 && !op.timersOK
+	for _, b := range op.orders {
+		if b != nil {
+			op.stateless = false
+		}
+	}
 	if err := op.restore(); err != nil {
 		return nil, err
 	}
@@ -196,6 +207,17 @@ func (op *ptfOp) restore() error {
 			if ks != nil {
 				op.timers.register(string(e.Key), ks.keyVals, e.Name, e.Time)
 			}
+		case state.KindValue:
+			if e.Name != timersEntry {
+				return nil
+			}
+			ks, err := op.restoreKey(e.Key)
+			if err != nil || ks == nil {
+				return err
+			}
+			return decodeTimers(e.Value, func(name string, _ bool, t int64) {
+				op.timers.register(string(e.Key), ks.keyVals, name, t)
+			})
 		case state.KindMap:
 			if err := op.restoreOrderEntry(e); err != nil {
 				return fmt.Errorf("restoring ORDER BY buffers: %w", err)
@@ -264,7 +286,8 @@ func (op *ptfOp) setKey(t *jobgraph.PTFTable, row *types.Row) {
 func (op *ptfOp) evalRow(ti int, row *types.Row, timeCol int) error {
 	t := &op.spec.Tables[ti]
 	op.setKey(t, row)
-	op.curTable, op.curRow, op.curTimer = ti, row, nil
+	op.rowCopy = *row
+	op.curTable, op.curRow, op.curTimer = ti, &op.rowCopy, nil
 	op.hasTime = timeCol >= 0 && !row.Values[timeCol].IsNull()
 	if op.hasTime {
 		op.curTime = row.Values[timeCol].Int()
@@ -298,6 +321,11 @@ func (op *ptfOp) evalOnce() error {
 
 // enterKey makes the key in keyBuf/keyVals current.
 func (op *ptfOp) enterKey() {
+	if op.stateless {
+		op.scratch.keyVals = append(op.scratch.keyVals[:0], op.keyVals...)
+		op.curKey, op.curKS = "", &op.scratch
+		return
+	}
 	h := maphash.Bytes(op.seed, op.keyBuf)
 	ks := op.cache[h]
 	for ks != nil && ks.key != string(op.keyBuf) {
@@ -480,17 +508,61 @@ func (op *ptfOp) flush() error {
 		}
 	}
 	op.dirty = op.dirty[:0]
+	// A key's timers are saved as one record, written without reading:
+	// the queue in memory is the truth, the record only serves restore.
 	for key := range op.timerDirty {
-		k := []byte(key)
-		if err := op.kv.DeleteAllTimers(op.ns, k); err != nil {
+		pending := op.timers.pending(key)
+		var err error
+		if len(pending) == 0 {
+			err = op.kv.Delete(op.ns, timersEntry, []byte(key))
+		} else {
+			err = op.kv.Put(op.ns, timersEntry, []byte(key), encodeTimers(pending))
+		}
+		if err != nil {
 			return fmt.Errorf("writing timers: %w", err)
 		}
-		for _, t := range op.timers.pending(key) {
-			if err := op.kv.RegisterTimer(op.ns, k, t.name, t.t); err != nil {
-				return fmt.Errorf("writing timers: %w", err)
-			}
-		}
 		delete(op.timerDirty, key)
+	}
+	return nil
+}
+
+// timersEntry is the internal value-state name under which a key's timers
+// are saved.
+const timersEntry = "__timers"
+
+// encodeTimers renders timers as (flags byte, varint time, uvarint name
+// length, name) records; flag 1 marks an unnamed timer.
+func encodeTimers(ts []timerEntry) []byte {
+	var b []byte
+	for _, t := range ts {
+		flag := byte(0)
+		if t.unnamed {
+			flag = 1
+		}
+		b = append(b, flag)
+		b = binary.AppendVarint(b, t.t)
+		b = binary.AppendUvarint(b, uint64(len(t.name)))
+		b = append(b, t.name...)
+	}
+	return b
+}
+
+// decodeTimers is the inverse of encodeTimers.
+func decodeTimers(b []byte, f func(name string, unnamed bool, t int64)) error {
+	for len(b) > 0 {
+		flag := b[0]
+		t, n := binary.Varint(b[1:])
+		if n <= 0 {
+			return fmt.Errorf("corrupt timer record")
+		}
+		b = b[1+n:]
+		l, m := binary.Uvarint(b)
+		if m <= 0 || uint64(len(b)-m) < l {
+			return fmt.Errorf("corrupt timer record")
+		}
+		name := string(b[m : m+int(l)])
+		b = b[m+int(l):]
+		f(name, flag == 1, t)
 	}
 	return nil
 }

@@ -91,10 +91,7 @@ func (q *timerQueue) register(key string, vals []types.Value, name string, t int
 
 func (q *timerQueue) clearNamed(key, name string) {
 	if m := q.named[key]; m != nil {
-		delete(m, name)
-		if len(m) == 0 {
-			delete(q.named, key)
-		}
+		delete(m, name) // the empty map stays for the next registration
 	}
 }
 
