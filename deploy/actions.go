@@ -35,22 +35,22 @@ func (s *Settings) runAction(action Action) int {
 		if name, err = s.FullName(s.StatementName); err != nil {
 			return fail(err)
 		}
-	} else if action != List {
+	} else if action != ActionList {
 		return fail(fmt.Errorf("%s needs a statement: give --statement-name NAME, statement.name=NAME in the properties file, or $%s", action, StatementNameEnv))
 	}
 	switch action {
-	case List:
+	case ActionList:
 		err = s.list(ctx, cl, name)
-	case Describe:
+	case ActionDescribe:
 		var st *v1.Statement
 		if st, err = cl.GetStatement(ctx, name); err == nil {
 			enc := json.NewEncoder(c.stdout)
 			enc.SetIndent("", "  ")
 			err = enc.Encode(st)
 		}
-	case Stop, Resume:
-		err = s.stopOrResume(ctx, cl, name, action == Stop)
-	case Delete:
+	case ActionStop, ActionResume:
+		err = s.stopOrResume(ctx, cl, name, action == ActionStop)
+	case ActionDelete:
 		if err = cl.DeleteStatement(ctx, name); err == nil {
 			fmt.Fprintf(c.stderr, "Requested to delete statement %q.\n", name)
 			if s.Await > 0 {

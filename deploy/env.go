@@ -241,9 +241,9 @@ func (e *ConflictError) Diff() string {
 // Then it waits (at most Settings.Timeout) until the statement is RUNNING
 // or COMPLETED, or in the phases of AwaitPhases; a statement whose spec is
 // stopped (Stopped, or an unchanged statement someone stopped) until it is
-// STOPPED. NoAwait skips the wait. When the
-// statement FAILED or the time ran out it returns the Handle and a
-// *StatementError with the statement's detail and latest exception.
+// STOPPED. NoAwait skips the wait. When the statement FAILED or the time
+// ran out it returns the Handle and a *StatementError with the statement's
+// detail and latest exception.
 func (e *Env) ExecuteSQL(ctx context.Context, sql string, opts ...StatementOption) (*Handle, error) {
 	var o statementOptions
 	for _, opt := range opts {

@@ -102,7 +102,7 @@ const (
 	Insert       Op = 0 // +I
 	UpdateBefore Op = 1 // -U
 	UpdateAfter  Op = 2 // +U
-	DeleteRow    Op = 3 // -D
+	Delete       Op = 3 // -D
 )
 
 // String returns +I, -U, +U or -D.
@@ -114,14 +114,14 @@ func (o Op) String() string {
 		return "-U"
 	case UpdateAfter:
 		return "+U"
-	case DeleteRow:
+	case Delete:
 		return "-D"
 	}
 	return "?"
 }
 
 // IsRetraction reports whether the change removes a row (-U, -D).
-func (o Op) IsRetraction() bool { return o == UpdateBefore || o == DeleteRow }
+func (o Op) IsRetraction() bool { return o == UpdateBefore || o == Delete }
 
 // Change is one row of a statement's result changelog. Values are as the
 // REST API renders them: strings, nil for NULL, nested ROWs as []any and

@@ -57,15 +57,15 @@ type Action string
 
 // The lifecycle actions.
 const (
-	List     Action = "list"
-	Describe Action = "describe"
-	Stop     Action = "stop"
-	Resume   Action = "resume"
-	Delete   Action = "delete"
+	ActionList     Action = "list"
+	ActionDescribe Action = "describe"
+	ActionStop     Action = "stop"
+	ActionResume   Action = "resume"
+	ActionDelete   Action = "delete"
 )
 
 // Actions lists the lifecycle actions.
-var Actions = []Action{List, Describe, Stop, Resume, Delete}
+var Actions = []Action{ActionList, ActionDescribe, ActionStop, ActionResume, ActionDelete}
 
 // Settings are the resolved settings of a program that deploys statements.
 // FromArgs makes them; a program may change the fields before it calls
