@@ -174,3 +174,35 @@ func TestParallelismKeepsPerKeyResults(t *testing.T) {
 	}
 	require.Equal(t, perKey("1"), perKey("4"))
 }
+
+// A call over another call's output runs as a chain in one statement; the
+// second call can use the first one's rowtime as its on_time, and its
+// timers fire as the watermark passes through the first call.
+func TestChainedCalls(t *testing.T) {
+	ctx := context.Background()
+	env, err := table.New(ctx)
+	require.NoError(t, err)
+	defer env.Close()
+	for _, s := range []string{
+		"CREATE FUNCTION PassThroughEnrich AS 'examples.PassThroughEnrich'",
+		"CREATE FUNCTION InactivityAlert AS 'examples.InactivityAlert'",
+		"CREATE TABLE user_events (user_id INT, event_time TIMESTAMP(3), WATERMARK FOR event_time AS event_time)",
+		`INSERT INTO user_events VALUES (1, TIMESTAMP '2026-08-01 09:00:00'), (2, TIMESTAMP '2026-08-01 09:00:10'),
+		  (1, TIMESTAMP '2026-08-01 09:00:30'), (1, TIMESTAMP '2026-08-01 09:02:00')`,
+	} {
+		_, err := env.ExecuteSQL(ctx, s)
+		require.NoError(t, err, s)
+	}
+	cols, rows := rowsOf(t, env, `SELECT * FROM InactivityAlert(
+		input => (SELECT user_id, rowtime FROM PassThroughEnrich(input => TABLE user_events PARTITION BY user_id,
+		                                                         on_time => DESCRIPTOR(event_time))) PARTITION BY user_id,
+		on_time => DESCRIPTOR(rowtime))`)
+	require.Equal(t, []string{"user_id", "alert_type", "idle_ms", "rowtime"}, cols)
+	require.ElementsMatch(t, []string{"+I [2 inactive 60000 2026-08-01 09:01:10.000]", "+I [1 inactive 60000 2026-08-01 09:03:00.000]"}, rows)
+
+	// Two calls of one function need their own uids.
+	_, err = env.ExecuteSQL(ctx, `SELECT * FROM PassThroughEnrich(input => (SELECT * FROM PassThroughEnrich(input => TABLE user_events PARTITION BY user_id)) PARTITION BY user_id)`)
+	require.ErrorContains(t, err, "Duplicate unique identifier 'PassThroughEnrich'")
+	_, rows = rowsOf(t, env, `SELECT user_id, EXPR$00 FROM PassThroughEnrich(input => (SELECT user_id, EXPR$0 FROM PassThroughEnrich(input => TABLE user_events PARTITION BY user_id, uid => 'first')) PARTITION BY user_id, uid => 'second')`)
+	require.ElementsMatch(t, []string{"+I [1 1]", "+I [1 2]", "+I [1 3]", "+I [2 1]"}, rows)
+}

@@ -155,11 +155,19 @@ func (e *Engine) outcome(ctx context.Context, stmt ast.Statement, res *cli.Resul
 			out.Sources[in.Table] = in.Log
 		}
 		if f := p.Job.PTF; f != nil {
-			var parts []string
-			for _, s := range f.Def.State {
-				parts = append(parts, s.StateName()+":"+s.StateSchema())
+			calls := []*jobgraph.PTF{f}
+			for _, c := range p.Job.Chain {
+				calls = append(calls, c.PTF)
 			}
-			out.StateSchema = f.UID + "{" + strings.Join(parts, ",") + "}"
+			var schemas []string
+			for _, f := range calls {
+				var parts []string
+				for _, s := range f.Def.State {
+					parts = append(parts, s.StateName()+":"+s.StateSchema())
+				}
+				schemas = append(schemas, f.UID+"{"+strings.Join(parts, ",")+"}")
+			}
+			out.StateSchema = strings.Join(schemas, ";")
 		}
 	}
 	if res.Rows != nil && out.Job == nil {

@@ -19,6 +19,16 @@ func Explain(j *Job) string {
 		writeCalc(&b, indent, j.Output[i])
 		indent += "  "
 	}
+	for k := len(j.Chain) - 1; k >= 0; k-- {
+		c := j.Chain[k]
+		fmt.Fprintf(&b, "%sProcessTableFunction(function=[%s], id=[%s], uid=[%s], produces=%s, out=%v)\n",
+			indent, c.PTF.Name, c.PTF.ID, c.PTF.UID, c.PTF.Produced, c.PTF.Out.Names())
+		indent += "  "
+		for i := len(c.Calcs) - 1; i >= 0; i-- {
+			writeCalc(&b, indent, c.Calcs[i])
+			indent += "  "
+		}
+	}
 	if p := j.PTF; p != nil {
 		fmt.Fprintf(&b, "%sProcessTableFunction(function=[%s], id=[%s], uid=[%s], produces=%s, out=%v)\n",
 			indent, p.Name, p.ID, p.UID, p.Produced, p.Out.Names())

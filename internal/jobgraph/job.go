@@ -185,10 +185,24 @@ type Sink struct {
 	Schema *types.Schema
 }
 
+// ChainInput is the Input of the table of a chained PTF stage: the rows of
+// the previous stage.
+const ChainInput = -1
+
+// ChainStage is a PTF call over the output of the previous call: the
+// previous output passes Calcs, then feeds PTF (whose one table has Input
+// ChainInput).
+type ChainStage struct {
+	Calcs []Calc
+	PTF   *PTF
+}
+
 // Job is a planned statement.
 type Job struct {
 	Inputs []Input
 	PTF    *PTF
+	// Chain holds further PTF calls, each over the previous one's output.
+	Chain []ChainStage
 	// Output maps PTF output (or the single input's rows), in order, to
 	// sink rows.
 	Output []Calc

@@ -128,6 +128,8 @@ type subtask struct {
 	kv    *state.Pebble
 	norms []*normalizer
 	ptf   *ptfOp
+	// chain holds the hosts of chained calls (jobgraph.Job.Chain).
+	chain []*ptfOp
 	sink  sink
 	out   []types.Row
 }
@@ -216,7 +218,7 @@ func Start(ctx context.Context, env Env, g *jobgraph.Job, opts Options) (*Job, e
 // run in one subtask, which also keeps their output order.
 func (j *Job) parallelism() int {
 	par := j.opts.Parallelism
-	if par <= 1 || j.graph.PTF == nil {
+	if par <= 1 || j.graph.PTF == nil || len(j.graph.Chain) > 0 {
 		return 1
 	}
 	j.routes = make([][]int, len(j.graph.Inputs))
@@ -289,8 +291,18 @@ func (j *Job) newSubtask(i int) (*subtask, error) {
 			return nil, err
 		}
 		// A log sink encodes each row at once, so the host can reuse its
-		// output buffer; a collect sink keeps the rows.
-		st.ptf.reuseOut = j.graph.Sink.Kind == jobgraph.LogSink
+		// output buffer; a collect sink (or a chained call) keeps the rows.
+		st.ptf.reuseOut = j.graph.Sink.Kind == jobgraph.LogSink && len(j.graph.Chain) == 0
+		for k, c := range j.graph.Chain {
+			next := k + 1
+			emit := func(row types.Row) error { return st.feed(next, row) }
+			op, err := newPTFOp(c.PTF, j.opts.ID+"/ptf/"+c.PTF.UID, st.kv, j.env.Clock, emit)
+			if err != nil {
+				return nil, err
+			}
+			op.reuseOut = j.graph.Sink.Kind == jobgraph.LogSink && next == len(j.graph.Chain)
+			st.chain = append(st.chain, op)
+		}
 	}
 	return st, nil
 }
@@ -306,6 +318,9 @@ func (j *Job) Namespaces() []string {
 	}
 	if j.graph.PTF != nil {
 		out = append(out, j.opts.ID+"/ptf/"+j.graph.PTF.UID)
+	}
+	for _, c := range j.graph.Chain {
+		out = append(out, j.opts.ID+"/ptf/"+c.PTF.UID)
 	}
 	return out
 }
@@ -388,7 +403,7 @@ func (st *subtask) run(ctx context.Context) error {
 				}
 			case evWatermark:
 				if st.ptf != nil {
-					if err := st.ptf.advance(ev.input, ev.wm); err != nil {
+					if err := st.advance(ev.input, ev.wm); err != nil {
 						return err
 					}
 				}
@@ -439,7 +454,39 @@ func (st *subtask) record(ctx context.Context, input int, row types.Row) error {
 	return nil
 }
 
-func (st *subtask) emitPTF(row types.Row) error { return st.output(st.job.ctx, row) }
+func (st *subtask) emitPTF(row types.Row) error { return st.feed(0, row) }
+
+// feed passes a row emitted by PTF stage k-1 (k = 0: the first call) to
+// chained stage k, or to the output after the last stage.
+func (st *subtask) feed(k int, row types.Row) error {
+	if k >= len(st.chain) {
+		return st.output(st.job.ctx, row)
+	}
+	r, ok, err := applyCalcs(st.job.graph.Chain[k].Calcs, row)
+	if err != nil || !ok {
+		return err
+	}
+	return st.chain[k].processRow(jobgraph.ChainInput, &r)
+}
+
+// advance moves the watermark of an input through the PTF and every
+// chained call: each stage forwards its watermark after its timers fired.
+func (st *subtask) advance(input int, wm int64) error {
+	if err := st.ptf.advance(input, wm); err != nil {
+		return err
+	}
+	w := st.ptf.opWM
+	for _, op := range st.chain {
+		if w == MinWatermark {
+			return nil
+		}
+		if err := op.advance(jobgraph.ChainInput, w); err != nil {
+			return err
+		}
+		w = op.opWM
+	}
+	return nil
+}
 
 func (st *subtask) output(ctx context.Context, row types.Row) error {
 	r, ok, err := applyCalcs(st.job.graph.Output, row)
@@ -485,6 +532,11 @@ func (st *subtask) checkpoint(ctx context.Context, b *barrier) error {
 func (st *subtask) flush() error {
 	if st.ptf != nil {
 		if err := st.ptf.flush(); err != nil {
+			return fmt.Errorf("checkpoint: %w", err)
+		}
+	}
+	for _, op := range st.chain {
+		if err := op.flush(); err != nil {
 			return fmt.Errorf("checkpoint: %w", err)
 		}
 	}

@@ -1,7 +1,6 @@
 package server_test
 
 import (
-	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -15,11 +14,6 @@ import (
 	"time"
 
 	v1 "github.com/eddy-sql/eddy/api/v1"
-	"github.com/eddy-sql/eddy/examples"
-	"github.com/eddy-sql/eddy/internal/engine"
-	"github.com/eddy-sql/eddy/internal/store"
-	"github.com/eddy-sql/eddy/ptf"
-	"github.com/eddy-sql/eddy/types"
 	"github.com/stretchr/testify/require"
 )
 
@@ -57,37 +51,41 @@ const (
 )
 
 func TestCrash(t *testing.T) {
-	bin := buildEddy(t)
-	t.Run("kill/200k", func(t *testing.T) { crashKill(t, bin, 200_000) })
-	t.Run("stop-resume/200k", func(t *testing.T) { crashStopResume(t, bin, 200_000) })
+	bins := crashBinaries{eddy: buildEddy(t), inspector: buildInspector(t)}
+	t.Run("kill/200k", func(t *testing.T) { crashKill(t, bins, 200_000) })
+	t.Run("stop-resume/200k", func(t *testing.T) { crashStopResume(t, bins, 200_000) })
 	if testing.Short() {
 		t.Log("-short: skipping the 1,000,000-row runs")
 		return
 	}
-	t.Run("kill/1M", func(t *testing.T) { crashKill(t, bin, 1_000_000) })
-	t.Run("stop-resume/1M", func(t *testing.T) { crashStopResume(t, bin, 1_000_000) })
+	t.Run("kill/1M", func(t *testing.T) { crashKill(t, bins, 1_000_000) })
+	t.Run("stop-resume/1M", func(t *testing.T) { crashStopResume(t, bins, 1_000_000) })
 }
+
+// crashBinaries are the eddy binary and the inspector (buildInspector).
+type crashBinaries struct{ eddy, inspector string }
 
 // crashEnv is one data directory, its API key and the server running on
 // it (p is nil while it is down).
 type crashEnv struct {
-	t        *testing.T
-	bin, dir string
-	key      v1.APIKey
-	rows     int64
-	rng      *rand.Rand
-	p        *process
-	c        *client
+	t         *testing.T
+	bin, dir  string
+	inspector string
+	key       v1.APIKey
+	rows      int64
+	rng       *rand.Rand
+	p         *process
+	c         *client
 	// uids are the statements' uids, by name (their checkpoint keys).
 	uids map[string]string
 }
 
-func newCrashEnv(t *testing.T, bin string, rows int64) *crashEnv {
+func newCrashEnv(t *testing.T, bins crashBinaries, rows int64) *crashEnv {
 	t.Helper()
 	dir := t.TempDir()
-	out, err := exec.Command(bin, "api-key", "create", "--data-dir", dir, "-o", "json").Output()
+	out, err := exec.Command(bins.eddy, "api-key", "create", "--data-dir", dir, "-o", "json").Output()
 	require.NoError(t, err)
-	e := &crashEnv{t: t, bin: bin, dir: dir, rows: rows, uids: map[string]string{},
+	e := &crashEnv{t: t, bin: bins.eddy, inspector: bins.inspector, dir: dir, rows: rows, uids: map[string]string{},
 		rng: rand.New(rand.NewPCG(uint64(time.Now().UnixNano()), uint64(rows)))}
 	require.NoError(t, json.Unmarshal(out, &e.key))
 	return e
@@ -95,8 +93,6 @@ func newCrashEnv(t *testing.T, bin string, rows int64) *crashEnv {
 
 func (e *crashEnv) start() {
 	e.t.Helper()
-	t0 := time.Now()
-	defer func() { e.t.Logf("TIMING start %v", time.Since(t0)) }()
 	e.p = startServer(e.t, e.bin, e.dir)
 	e.c = e.p.client(e.key)
 }
@@ -199,163 +195,22 @@ func (e *crashEnv) waitCounters(name string, timeout time.Duration, cond func(jo
 	}
 }
 
-// crashRow is a decoded row of a sink or events table.
-type crashRow struct {
-	partition int
-	offset    int64
-	kind      types.RowKind
-	n         int      // number of values
-	vals      [3]int64 // id, k[, count]
-}
-
-// crashState is what a data directory holds, read with the server down.
-type crashState struct {
-	// positions are the statements' committed source positions.
-	positions map[string]map[string]int64
-	// rows and logs are the tables' records and log names.
-	rows map[string][]crashRow
-	logs map[string]string
-}
-
-// genPosition is the checkpoint key of the generated table's rows read.
-const genPosition = "gen:default_catalog.default_database.gen"
-
-// inspect opens the data directory in the test process (the server must
-// be down) and reads the statements' checkpoints and the tables.
-func (e *crashEnv) inspect(tables ...string) crashState {
+// inspect checks the data directory with the server down (see
+// crash_inspect_test.go) and fails the test on any lost, duplicated or
+// wrong row.
+func (e *crashEnv) inspect(label, enrich, feed string) *inspectResult {
 	e.t.Helper()
 	require.Nil(e.t, e.p, "inspect needs the server down")
-	t0 := time.Now()
-	defer func() { e.t.Logf("TIMING inspect %v", time.Since(t0)) }()
-	reg := ptf.NewRegistry()
-	require.NoError(e.t, examples.Register(reg))
-	eng, err := engine.Open(context.Background(), engine.Options{DataDir: e.dir, Registry: reg})
-	require.NoError(e.t, err)
-	defer func() { require.NoError(e.t, eng.Close()) }()
-	e.t.Logf("TIMING open %v", time.Since(t0))
-	s := crashState{positions: map[string]map[string]int64{}, rows: map[string][]crashRow{}, logs: map[string]string{}}
-	db, logs := eng.Env().DB, eng.Env().Logs
-	for name, uid := range e.uids {
-		v, ok, err := db.Get(append([]byte{store.PrefixCheckpoint}, "positions/stmt/"+uid...))
-		require.NoError(e.t, err)
-		pos := map[string]int64{}
-		if ok {
-			require.NoError(e.t, json.Unmarshal(v, &pos))
-		}
-		s.positions[name] = pos
-	}
-	for _, name := range tables {
-		tbl, ok := eng.Catalog().Table("default_catalog", "default_database", name)
-		require.True(e.t, ok, "no table %s", name)
-		s.logs[name] = tbl.Log
-		parts, err := logs.Partitions(tbl.Log)
-		require.NoError(e.t, err)
-		var rows []crashRow
-		var row types.Row
-		for p := 0; p < parts; p++ {
-			r, err := logs.NewReader(tbl.Log, p, 0)
-			require.NoError(e.t, err)
-			for {
-				rec, ok, err := r.Next()
-				if err != nil {
-					e.t.Fatal(err)
-				}
-				if !ok {
-					break
-				}
-				if err := types.DecodeRowInto(rec.Value, &row); err != nil {
-					e.t.Fatalf("%s p%d@%d: %v", name, p, rec.Offset, err)
-				}
-				cr := crashRow{partition: p, offset: rec.Offset, kind: row.Kind, n: len(row.Values)}
-				for i, v := range row.Values {
-					if v.IsNull() || i >= len(cr.vals) {
-						e.t.Fatalf("%s p%d@%d: unexpected row %v", name, p, rec.Offset, row)
-					}
-					cr.vals[i] = v.Int()
-				}
-				rows = append(rows, cr)
-			}
-		}
-		s.rows[name] = rows
-	}
-	return s
-}
-
-// checkSink checks that rows (id, k, count) hold every id for which want
-// is true exactly once, with k = id % crashKeys and the running count of
-// its key, and no other id. It returns how many rows it checked.
-func (e *crashEnv) checkSink(label string, rows []crashRow, want func(id int64) bool) int {
-	e.t.Helper()
-	seen := make([]uint8, e.rows+1)
-	var problems []string
-	report := func(format string, args ...any) {
-		if len(problems) < 20 {
-			problems = append(problems, fmt.Sprintf(format, args...))
-		}
-	}
-	dups := 0
-	for _, r := range rows {
-		id := r.vals[0]
-		switch {
-		case r.kind != types.Insert || r.n != 3:
-			report("p%d@%d: unexpected row %v %v", r.partition, r.offset, r.kind, r.vals)
-		case id < 1 || id > e.rows || !want(id):
-			report("p%d@%d: id %d was not read (yet) according to the checkpoint", r.partition, r.offset, id)
-		case r.vals[1] != id%crashKeys || r.vals[2] != (id-1)/crashKeys+1:
-			report("p%d@%d: id %d has k=%d count=%d, want k=%d count=%d", r.partition, r.offset, id, r.vals[1], r.vals[2], id%crashKeys, (id-1)/crashKeys+1)
-		}
-		if id >= 1 && id <= e.rows {
-			if seen[id]++; seen[id] == 2 {
-				dups++
-				report("p%d@%d: id %d appears twice (duplicate)", r.partition, r.offset, id)
-			}
-		}
-	}
-	missing, expected := 0, 0
-	for id := int64(1); id <= e.rows; id++ {
-		if want(id) {
-			expected++
-			if seen[id] == 0 {
-				if missing++; missing <= 5 {
-					report("id %d is missing (lost)", id)
-				}
-			}
-		}
-	}
-	require.Empty(e.t, problems, "%s: %d rows, %d expected, %d missing, %d duplicated", label, len(rows), expected, missing, dups)
-	require.Len(e.t, rows, expected, label)
-	return len(rows)
-}
-
-// checkEvents checks the feeder's output: exactly ids 1..n, each key in one
-// partition, ids increasing within a partition.
-func (e *crashEnv) checkEvents(label string, rows []crashRow, n int64) {
-	e.t.Helper()
-	seen := make([]bool, e.rows+1)
-	last := map[int]int64{}
-	for _, r := range rows {
-		id := r.vals[0]
-		switch {
-		case r.kind != types.Insert || r.n != 2 || r.vals[1] != id%crashKeys:
-			e.t.Fatalf("%s: p%d@%d: unexpected row %v %v", label, r.partition, r.offset, r.kind, r.vals)
-		case id < 1 || id > n:
-			e.t.Fatalf("%s: p%d@%d: id %d beyond the feeder's checkpoint %d", label, r.partition, r.offset, id, n)
-		case seen[id]:
-			e.t.Fatalf("%s: p%d@%d: id %d twice (duplicate)", label, r.partition, r.offset, id)
-		case id <= last[r.partition]:
-			e.t.Fatalf("%s: p%d@%d: id %d after id %d", label, r.partition, r.offset, id, last[r.partition])
-		}
-		seen[id] = true
-		last[r.partition] = id
-	}
-	require.Len(e.t, rows, int(n), "%s: the feeder's checkpoint says %d rows were read", label, n)
+	res := runInspector(e.t, e.inspector, inspectRequest{Dir: e.dir, Rows: e.rows, UIDs: e.uids, Enrich: enrich, Feed: feed})
+	require.Empty(e.t, res.Problems, "%s: sink has %d rows, the checkpoint covers %d input rows", label, res.SinkRows, res.Covered)
+	return &res
 }
 
 // crashKill: one statement, datagen -> PassThroughEnrich (2 subtasks) ->
 // sink, killed at several points; after each kill the sink must hold
 // exactly ids 1..P where P is the checkpointed position.
-func crashKill(t *testing.T, bin string, rows int64) {
-	e := newCrashEnv(t, bin, rows)
+func crashKill(t *testing.T, bins crashBinaries, rows int64) {
+	e := newCrashEnv(t, bins, rows)
 	e.start()
 	e.setup()
 	const name = "enrich"
@@ -417,11 +272,11 @@ SELECT * FROM PassThroughEnrich(input => TABLE gen PARTITION BY k)`, map[string]
 
 	var last int64
 	check := func(i int, where string) {
-		s := e.inspect("sink")
-		pos := s.positions[name][genPosition]
-		require.GreaterOrEqual(t, pos, last, "the committed position went back")
-		n := e.checkSink(fmt.Sprintf("kill %d (%s)", i, where), s.rows["sink"], func(id int64) bool { return id <= pos })
-		t.Logf("kill %d, %s: checkpoint at %d/%d rows, the sink holds exactly ids 1..%d (%d rows)", i, where, pos, rows, pos, n)
+		label := fmt.Sprintf("kill %d, %s", i, where)
+		s := e.inspect(label, name, "")
+		pos := s.Positions[name][genPosition]
+		require.GreaterOrEqual(t, pos, last, "%s: the committed position went back", label)
+		t.Logf("%s: checkpoint at %d/%d rows, the sink holds exactly ids 1..%d (%d rows)", label, pos, rows, pos, s.SinkRows)
 		last = pos
 	}
 	for i, kill := range kills {
@@ -466,9 +321,9 @@ SELECT * FROM PassThroughEnrich(input => TABLE gen PARTITION BY k)`, map[string]
 	require.True(t, c.ok)
 	require.Zero(t, c.in, "the job read rows again after a restart at the end")
 	e.term()
-	s := e.inspect("sink")
-	require.Equal(t, rows, s.positions[name][genPosition])
-	e.checkSink("after the end", s.rows["sink"], func(int64) bool { return true })
+	s := e.inspect("after the end", name, "")
+	require.Equal(t, rows, s.Positions[name][genPosition])
+	require.Equal(t, int(rows), s.SinkRows)
 }
 
 // crashStopResume: a feeder statement copies the generated rows into the
@@ -477,8 +332,8 @@ SELECT * FROM PassThroughEnrich(input => TABLE gen PARTITION BY k)`, map[string]
 // resumed over REST (PUT spec.stopped) while the feeder writes, once
 // killed while STOPPING. At the end both tables hold every row exactly
 // once.
-func crashStopResume(t *testing.T, bin string, rows int64) {
-	e := newCrashEnv(t, bin, rows)
+func crashStopResume(t *testing.T, bins crashBinaries, rows int64) {
+	e := newCrashEnv(t, bins, rows)
 	e.start()
 	e.setup()
 	props := map[string]string{"execution.checkpointing.interval": crashInterval.String()}
@@ -486,17 +341,6 @@ func crashStopResume(t *testing.T, bin string, rows int64) {
 	const name = "enrich"
 	e.create(name, "CREATE TABLE sink AS SELECT * FROM PassThroughEnrich(input => TABLE events PARTITION BY k)", props)
 
-	// consumed returns the events rows the checkpoint of enrich covers.
-	consumed := func(s crashState) func(int64) bool {
-		log := s.logs["events"]
-		read := make([]bool, rows+1)
-		for _, r := range s.rows["events"] {
-			if r.offset < s.positions[name][log+"/"+strconv.Itoa(r.partition)] {
-				read[r.vals[0]] = true
-			}
-		}
-		return func(id int64) bool { return read[id] }
-	}
 	// progress is the events rows enrich has committed (from its
 	// latest_offsets while it runs), or -1.
 	progress := func() int64 {
@@ -525,11 +369,8 @@ func crashStopResume(t *testing.T, bin string, rows int64) {
 			// Kill while the final checkpoint of the stop is being taken.
 			time.Sleep(time.Duration(e.rng.IntN(5000)) * time.Microsecond)
 			e.kill()
-			s := e.inspect("events", "sink")
-			feed := s.positions["feed"][genPosition]
-			e.checkEvents("kill while stopping", s.rows["events"], feed)
-			n := e.checkSink("kill while stopping", s.rows["sink"], consumed(s))
-			t.Logf("cycle %d: killed while STOPPING: the feeder committed %d/%d rows, the sink holds exactly the %d rows its checkpoint covers", i, feed, rows, n)
+			s := e.inspect("killed while stopping", name, "feed")
+			t.Logf("cycle %d: killed while STOPPING: events holds exactly ids 1..%d (the feeder's checkpoint), the sink exactly the %d rows the checkpoint of %s covers", i, s.Positions["feed"][genPosition], s.SinkRows, name)
 			e.start()
 			e.requireHealthy(name, v1.Stopped)
 			e.requireHealthy("feed", v1.Running)
@@ -552,13 +393,11 @@ func crashStopResume(t *testing.T, bin string, rows int64) {
 		reported = progress()
 	}
 	e.kill()
-	s := e.inspect("events", "sink")
+	s := e.inspect("killed after a reported checkpoint", name, "feed")
 	var committed int64
-	for _, o := range s.positions[name] {
+	for _, o := range s.Positions[name] {
 		committed += o
 	}
-	e.checkEvents("kill after a reported checkpoint", s.rows["events"], s.positions["feed"][genPosition])
-	e.checkSink("kill after a reported checkpoint", s.rows["sink"], consumed(s))
 	if committed < reported {
 		t.Logf("killed right after enrich reported a checkpoint at %d events rows: that checkpoint did not survive, enrich resumes from %d (the sink holds exactly those rows)", reported, committed)
 	} else {
@@ -576,9 +415,9 @@ func crashStopResume(t *testing.T, bin string, rows int64) {
 	e.requireHealthy(name, v1.Running)
 	e.requireHealthy("feed", v1.Running)
 	e.term()
-	s = e.inspect("events", "sink")
-	require.Equal(t, rows, s.positions["feed"][genPosition])
-	e.checkEvents("at the end", s.rows["events"], rows)
-	n := e.checkSink("at the end", s.rows["sink"], func(int64) bool { return true })
-	t.Logf("after %d stop/resume cycles: events and sink hold ids 1..%d exactly once (%d rows)", cycles, rows, n)
+	s = e.inspect("at the end", name, "feed")
+	require.Equal(t, rows, s.Positions["feed"][genPosition])
+	require.Equal(t, int(rows), s.EventsRows)
+	require.Equal(t, int(rows), s.SinkRows)
+	t.Logf("after %d stop/resume cycles: events and sink hold ids 1..%d exactly once", cycles, rows)
 }

@@ -283,9 +283,7 @@ func applyAlias(f *frag, a *ast.Alias) error {
 
 // planTableFunc plans a PTF call in FROM.
 func (p *Planner) planTableFunc(tf *ast.TableFunc, job *jobgraph.Job) (*frag, error) {
-	if job.PTF != nil {
-		return nil, errAt(tf.Pos(), sqlerr.Unsupported, "Only one process table function call per statement is supported yet")
-	}
+	hadPTF := job.PTF != nil
 	id, def, err := p.ResolveFunction(tf.Name)
 	if err != nil {
 		return nil, err
@@ -296,6 +294,7 @@ func (p *Planner) planTableFunc(tf *ast.TableFunc, job *jobgraph.Job) (*frag, er
 	}
 	call := &ptfCall{name: tf.Name.Last().Name, pos: tf.Name.Pos(), id: id, def: def, required: p.required, stateTTL: ttl}
 	frags := map[int]*frag{}
+	var chained *jobgraph.ChainStage
 	for _, a := range tf.Args {
 		ca := callArg{pos: a.Pos(), valuePos: a.Value.Pos()}
 		if a.Name != nil {
@@ -313,7 +312,17 @@ func (p *Planner) planTableFunc(tf *ast.TableFunc, job *jobgraph.Job) (*frag, er
 				return nil, err
 			}
 			if f.input < 0 {
-				return nil, errAt(v.Pos(), sqlerr.Unsupported, "A table argument cannot be the output of another table function yet")
+				// The output of an earlier process table function call: the
+				// calls run as a chain in one job. Its pending calcs move
+				// into the chain stage.
+				if chained != nil || len(tf.Args) > 0 && countTableArgs(tf) > 1 {
+					return nil, errAt(v.Pos(), sqlerr.Unsupported, "A function whose table argument is another function's output can take only that one table yet")
+				}
+				chained = &jobgraph.ChainStage{Calcs: job.Output}
+				job.Output = nil
+				f.input = jobgraph.ChainInput
+			} else if hadPTF {
+				return nil, errAt(tf.Pos(), sqlerr.Unsupported, "Only chained process table function calls are supported in one statement yet (a call over another call's output)")
 			}
 			frags[f.input] = f
 			tv := &tableArgValue{
@@ -343,9 +352,26 @@ func (p *Planner) planTableFunc(tf *ast.TableFunc, job *jobgraph.Job) (*frag, er
 		}
 		call.args = append(call.args, ca)
 	}
+	if job.PTF != nil && chained == nil {
+		return nil, errAt(tf.Pos(), sqlerr.Unsupported, "Only chained process table function calls are supported in one statement yet (a call over another call's output)")
+	}
 	node, err := call.planPTF()
 	if err != nil {
 		return nil, err
+	}
+	if chained != nil {
+		if err := checkUniqueUID(job, node, tf.Name.Pos()); err != nil {
+			return nil, err
+		}
+		for _, t := range node.Tables {
+			if !t.Delivered.IsInsertOnly() && frags[t.Input].mode != jobgraph.Append && t.Delivered.Contains(types.UpdateBefore) && frags[t.Input].mode == jobgraph.Upsert {
+				return nil, errAt(tf.Pos(), sqlerr.ChangelogMismatch, "Can't generate a valid execution plan for the given query because of a changelog mismatch: function '%s' needs a retract changelog (with UPDATE_BEFORE), but its input is the upsert output of another function", node.Name).
+					WithHint("declare the argument without REQUIRE_UPDATE_BEFORE, or let the first function emit a retract changelog")
+			}
+		}
+		chained.PTF = node
+		job.Chain = append(job.Chain, *chained)
+		return ptfFrag(job, node, tf), nil
 	}
 	// Deliver the changelog each table argument asked for.
 	for _, t := range node.Tables {
@@ -359,6 +385,11 @@ func (p *Planner) planTableFunc(tf *ast.TableFunc, job *jobgraph.Job) (*frag, er
 		}
 	}
 	job.PTF = node
+	return ptfFrag(job, node, tf), nil
+}
+
+// ptfFrag is the relation of a call's output.
+func ptfFrag(job *jobgraph.Job, node *jobgraph.PTF, tf *ast.TableFunc) *frag {
 	f := &frag{job: job, input: -1, sc: scopeOf(node.Out, tf.Name.Last().Name), timeAttrs: map[int]bool{}}
 	switch {
 	case node.Produced.IsInsertOnly():
@@ -376,7 +407,33 @@ func (p *Planner) planTableFunc(tf *ast.TableFunc, job *jobgraph.Job) (*frag, er
 	if node.EmitRowtime {
 		f.timeAttrs[node.Out.Len()-1] = true
 	}
-	return f, nil
+	return f
+}
+
+func countTableArgs(tf *ast.TableFunc) int {
+	n := 0
+	for _, a := range tf.Args {
+		if _, ok := a.Value.(*ast.TableArg); ok {
+			n++
+		}
+	}
+	return n
+}
+
+// checkUniqueUID rejects two stateful calls with one uid in a statement.
+func checkUniqueUID(job *jobgraph.Job, node *jobgraph.PTF, pos sqlerr.Pos) error {
+	if node.UID == "" {
+		return nil
+	}
+	uids := []string{job.PTF.UID}
+	for _, c := range job.Chain {
+		uids = append(uids, c.PTF.UID)
+	}
+	if slices.Contains(uids, node.UID) {
+		return errAt(pos, sqlerr.InvalidFunction, "Duplicate unique identifier '%s' detected among process table functions. Make sure that all PTF calls have an identifier defined that is globally unique.", node.UID).
+			WithHint("give each call its own uid => '...'")
+	}
+	return nil
 }
 
 // orderItemOf converts an ORDER BY item of a table argument. Flink's
