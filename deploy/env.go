@@ -361,6 +361,20 @@ func (e *Env) replace(ctx context.Context, old *v1.Statement, want v1.Statement)
 	var b strings.Builder
 	writeSpecDiff(&b, name, old.Spec, want.Spec)
 	e.infof("Statement %q exists with a different spec; replacing it (on-conflict replace):\n%s", name, strings.TrimSuffix(b.String(), "\n"))
+	// The server replaces in one step and carries state over when it can.
+	res, err := e.cl.ReplaceStatement(ctx, want)
+	if err == nil {
+		if res.StateCarried {
+			e.infof("Statement %q replaced; its state and source positions were carried over (%s).", name, res.Statement.Status.StateCarriedFrom)
+		} else {
+			e.infof("Statement %q replaced; it starts fresh because %s.", name, res.Reason)
+		}
+		return &res.Statement, Replaced, nil
+	}
+	if !client.IsNotFound(err) {
+		return nil, 0, e.s.explain(err, name)
+	}
+	// A server without the replace endpoint: delete, then create.
 	if err := e.cl.DeleteStatement(ctx, name); err != nil && !client.IsNotFound(err) {
 		return nil, 0, e.s.explain(err, name)
 	}
