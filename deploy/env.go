@@ -209,7 +209,7 @@ type ConflictError struct {
 func (e *ConflictError) Error() string {
 	var b strings.Builder
 	fmt.Fprintf(&b, "statement %q already exists with a different spec (on-conflict fail):\n", e.Name)
-	writeSpecDiff(&b, e.Name, e.Deployed, e.New)
+	cli.WriteSpecDiff(&b, e.Name, e.Deployed, e.New)
 	b.WriteString("Hint: to replace it, run with --on-conflict replace (it then starts fresh unless the server carries its state over); to keep both, give the new statement another name.")
 	return b.String()
 }
@@ -218,7 +218,7 @@ func (e *ConflictError) Error() string {
 // a unified diff.
 func (e *ConflictError) Diff() string {
 	var b strings.Builder
-	writeSpecDiff(&b, e.Name, e.Deployed, e.New)
+	cli.WriteSpecDiff(&b, e.Name, e.Deployed, e.New)
 	return b.String()
 }
 
@@ -359,7 +359,7 @@ func (e *Env) replace(ctx context.Context, old *v1.Statement, want v1.Statement)
 		return nil, 0, fmt.Errorf("statement %q exists with a different spec, and on-conflict replace needs an application name", name)
 	}
 	var b strings.Builder
-	writeSpecDiff(&b, name, old.Spec, want.Spec)
+	cli.WriteSpecDiff(&b, name, old.Spec, want.Spec)
 	e.infof("Statement %q exists with a different spec; replacing it (on-conflict replace):\n%s", name, strings.TrimSuffix(b.String(), "\n"))
 	// The server replaces in one step and carries state over when it can.
 	res, err := e.cl.ReplaceStatement(ctx, want)

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"testing"
 
+	"github.com/eddy-sql/eddy/internal/cli"
 	"github.com/stretchr/testify/require"
 )
 
@@ -69,7 +70,7 @@ func TestMaterializer(t *testing.T) {
 func TestFormatProperties(t *testing.T) {
 	props := map[string]string{"server": " http://x\\y\n", "api.key": "k\t=:#", "other": "skipped"}
 	b := formatProperties(props, []string{"server", "api.key"})
-	got, err := parseProperties("f", string(b), []string{"server", "api.key"})
+	got, err := cli.ParseProperties("f", string(b), []string{"server", "api.key"})
 	require.NoError(t, err)
 	require.Equal(t, map[string]string{"server": " http://x\\y\n", "api.key": "k\t=:#"}, got)
 }

@@ -337,7 +337,7 @@ func resolve(args []string, c *config) (*Settings, error) {
 		if err != nil {
 			return nil, fmt.Errorf("reading the properties file of %s: %w", pathOrigin, err)
 		}
-		if file, err = parseProperties(path, string(b), propertiesKeys); err != nil {
+		if file, err = cli.ParseProperties(path, string(b), propertiesKeys); err != nil {
 			return nil, err
 		}
 		filtered = formatProperties(file, cliKeys)

@@ -153,6 +153,12 @@ func parseProperties(path, text string) (map[string]string, error) {
 	for i, st := range settings {
 		known[i] = st.key
 	}
+	return ParseProperties(path, text, known)
+}
+
+// ParseProperties reads a Java-style properties file as parseProperties
+// does, accepting only the keys in known. Errors name path and the line.
+func ParseProperties(path, text string, known []string) (map[string]string, error) {
 	out := map[string]string{}
 	sc := bufio.NewScanner(strings.NewReader(text))
 	sc.Buffer(nil, 1<<20)

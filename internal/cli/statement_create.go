@@ -225,7 +225,7 @@ func (c *createCmd) deploy(ctx context.Context, want v1.Statement) (*v1.Statemen
 	}
 	if c.onConflict == "fail" {
 		fmt.Fprintf(c.opts.Stderr, "Error: statement %q already exists with a different spec (--on-conflict fail):\n", name)
-		writeSpecDiff(c.opts.Stderr, name, old.Spec, want.Spec)
+		WriteSpecDiff(c.opts.Stderr, name, old.Spec, want.Spec)
 		fmt.Fprintln(c.opts.Stderr, "Hint: to replace it, run again with --on-conflict replace (its state is not carried over unless the server says so); to keep both, give the new statement another name.")
 		return nil, &ExitError{Code: 1}
 	}
@@ -237,7 +237,7 @@ func (c *createCmd) deploy(ctx context.Context, want v1.Statement) (*v1.Statemen
 func (c *createCmd) replace(ctx context.Context, old *v1.Statement, want v1.Statement) (*v1.Statement, error) {
 	name := want.Name
 	c.infof("Statement %q exists with a different spec; replacing it (--on-conflict replace):", name)
-	writeSpecDiff(c.info(), name, old.Spec, want.Spec)
+	WriteSpecDiff(c.info(), name, old.Spec, want.Spec)
 	// The server replaces in one step and carries state over when it can.
 	res, err := c.cl.ReplaceStatement(ctx, want)
 	switch {

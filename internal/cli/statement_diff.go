@@ -8,10 +8,10 @@ import (
 	v1 "github.com/eddy-sql/eddy/api/v1"
 )
 
-// writeSpecDiff writes how a deployed spec differs from a new one as a
+// WriteSpecDiff writes how a deployed spec differs from a new one as a
 // unified diff, one file per part that differs: the statement's SQL and its
 // properties (sorted KEY=VALUE lines).
-func writeSpecDiff(w io.Writer, name string, old, new v1.Spec) {
+func WriteSpecDiff(w io.Writer, name string, old, new v1.Spec) {
 	a, b := normalizeSQL(old.Statement), normalizeSQL(new.Statement)
 	if a != b {
 		writeUnifiedDiff(w, name+" statement (deployed)", name+" statement (new)", splitLines(a), splitLines(b))

@@ -94,7 +94,7 @@ func TestUnifiedDiffLarge(t *testing.T) {
 
 func TestWriteSpecDiff(t *testing.T) {
 	var sb strings.Builder
-	writeSpecDiff(&sb, "x",
+	WriteSpecDiff(&sb, "x",
 		v1.Spec{Statement: "SELECT 1;", Properties: map[string]string{"a": "1"}},
 		v1.Spec{Statement: "SELECT 1", Properties: map[string]string{"a": "1", "b": "2"}})
 	require.Equal(t, "--- x properties (deployed)\n+++ x properties (new)\n@@ -1 +1,2 @@\n a=1\n+b=2\n", sb.String())
