@@ -24,7 +24,7 @@ var allowed = map[string][]string{
 	"internal/jobgraph":          {"internal/expr", "ptf", "types", "internal/sqlerr"},
 	"internal/runtime":           {"internal/jobgraph", "internal/expr", "internal/state", "internal/logstore", "internal/store", "internal/connector/datagen", "ptf", "types", "internal/sqlerr"},
 	"internal/catalog":           {"types"},
-	"internal/connector/datagen": {"types", "internal/expr"},
+	"internal/connector/datagen": {"types", "internal/expr", "internal/sqlerr"},
 	"internal/sql/ast":           {"types", "internal/sqlerr"},
 	"internal/sql/parser":        {"internal/sql/ast", "types", "internal/sqlerr"},
 	"internal/sql/plan":          {"internal/sql/ast", "internal/sql/parser", "internal/catalog", "internal/jobgraph", "internal/expr", "internal/connector/datagen", "ptf", "types", "internal/sqlerr"},

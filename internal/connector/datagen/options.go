@@ -7,6 +7,9 @@ import (
 	"strconv"
 	"strings"
 	"time"
+
+	"github.com/eddy-sql/eddy/internal/sqlerr"
+	"github.com/eddy-sql/eddy/types"
 )
 
 // Identifier is the value of 'connector' for generated tables.
@@ -203,48 +206,19 @@ func parseDuration(key, s string) (time.Duration, error) {
 	bad := func(why string) error {
 		return optErr(key, "write a number with a unit, such as '5 s', '10 min' or '1 d'", "Invalid duration '%s' for option '%s': %s", s, key, why)
 	}
-	t := strings.TrimSpace(s)
-	i := 0
-	for i < len(t) && t[i] >= '0' && t[i] <= '9' {
-		i++
-	}
-	if i == 0 {
-		return 0, bad("expected a number")
-	}
-	n, err := strconv.ParseInt(t[:i], 10, 64)
+	d, err := types.ParseDuration(s)
 	if err != nil {
-		return 0, bad("the number is too large")
+		_, why, _ := strings.Cut(err.Error(), ": ")
+		return 0, bad(why)
 	}
-	var unit time.Duration
-	switch strings.ToLower(strings.TrimSpace(t[i:])) {
-	case "", "ms", "milli", "millis", "millisecond", "milliseconds":
-		unit = time.Millisecond
-	case "us", "µs", "micro", "micros", "microsecond", "microseconds":
-		unit = time.Microsecond
-	case "ns", "nano", "nanos", "nanosecond", "nanoseconds":
-		unit = time.Nanosecond
-	case "s", "sec", "secs", "second", "seconds":
-		unit = time.Second
-	case "m", "min", "mins", "minute", "minutes":
-		unit = time.Minute
-	case "h", "hour", "hours":
-		unit = time.Hour
-	case "d", "day", "days":
-		unit = 24 * time.Hour
-	default:
-		return 0, bad("unknown unit '" + strings.TrimSpace(t[i:]) + "'")
-	}
-	if n > int64(math.MaxInt64/unit) {
-		return 0, bad("too long")
-	}
-	return time.Duration(n) * unit, nil
+	return d, nil
 }
 
 // suggestKey returns "; did you mean 'x'?" for a misspelled key.
 func suggestKey(key string, candidates []string) string {
 	best, bestD := "", 4
 	for _, c := range candidates {
-		if d := distance(key, c); d < bestD {
+		if d := sqlerr.Distance(key, c); d < bestD {
 			best, bestD = c, d
 		}
 	}
@@ -252,26 +226,6 @@ func suggestKey(key string, candidates []string) string {
 		return ""
 	}
 	return "did you mean '" + best + "'?"
-}
-
-func distance(a, b string) int {
-	prev := make([]int, len(b)+1)
-	cur := make([]int, len(b)+1)
-	for j := range prev {
-		prev[j] = j
-	}
-	for i := 1; i <= len(a); i++ {
-		cur[0] = i
-		for j := 1; j <= len(b); j++ {
-			cost := 1
-			if a[i-1] == b[j-1] {
-				cost = 0
-			}
-			cur[j] = min(prev[j]+1, cur[j-1]+1, prev[j-1]+cost)
-		}
-		prev, cur = cur, prev
-	}
-	return prev[len(b)]
 }
 
 func sortedOptionKeys(m map[string]string) []string {

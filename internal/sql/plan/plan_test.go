@@ -4,6 +4,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/eddy-sql/eddy/internal/sqlerr"
 	"github.com/eddy-sql/eddy/types"
 	"github.com/stretchr/testify/require"
 )
@@ -68,8 +69,8 @@ func TestSuggest(t *testing.T) {
 	require.Equal(t, "; did you mean 'event_type'?", suggest("EVNT_TYPE", opts))
 	require.Equal(t, "", suggest("price", opts))
 	require.Equal(t, "", suggest("x", nil))
-	require.Equal(t, 0, distance("", ""))
-	require.Equal(t, 3, distance("abc", ""))
-	require.Equal(t, 1, distance("kitten", "sitten"))
-	require.Equal(t, 3, distance("kitten", "sitting"))
+	require.Equal(t, 0, sqlerr.Distance("", ""))
+	require.Equal(t, 3, sqlerr.Distance("abc", ""))
+	require.Equal(t, 1, sqlerr.Distance("kitten", "sitten"))
+	require.Equal(t, 3, sqlerr.Distance("kitten", "sitting"))
 }

@@ -91,7 +91,7 @@ func (s *scope) resolve(ref *ast.ColumnRef) (int, error) {
 func suggest(name string, options []string) string {
 	best, bestD := "", 3
 	for _, o := range options {
-		if d := distance(strings.ToLower(name), strings.ToLower(o)); d < bestD {
+		if d := sqlerr.Distance(strings.ToLower(name), strings.ToLower(o)); d < bestD {
 			best, bestD = o, d
 		}
 	}
@@ -99,25 +99,4 @@ func suggest(name string, options []string) string {
 		return ""
 	}
 	return "; did you mean '" + best + "'?"
-}
-
-// distance is the Levenshtein distance of two short strings.
-func distance(a, b string) int {
-	prev := make([]int, len(b)+1)
-	cur := make([]int, len(b)+1)
-	for j := range prev {
-		prev[j] = j
-	}
-	for i := 1; i <= len(a); i++ {
-		cur[0] = i
-		for j := 1; j <= len(b); j++ {
-			cost := 1
-			if a[i-1] == b[j-1] {
-				cost = 0
-			}
-			cur[j] = min(prev[j]+1, cur[j-1]+1, prev[j-1]+cost)
-		}
-		prev, cur = cur, prev
-	}
-	return prev[len(b)]
 }
