@@ -41,7 +41,7 @@ func ParseDuration(s string) (time.Duration, error) {
 	case "d", "day", "days":
 		d = 24 * time.Hour
 	default:
-		return 0, fmt.Errorf("invalid duration %q: unknown unit %q", s, unit)
+		return 0, fmt.Errorf("invalid duration %q: unknown unit '%s'", s, unit)
 	}
 	if n > int64(math.MaxInt64/d) {
 		return 0, fmt.Errorf("invalid duration %q: too long", s)
