@@ -38,7 +38,7 @@ func (e *Engine) appendRows(t *catalog.Table, rows []types.Row) error {
 		vbuf = types.AppendRow(vbuf[:0], r)
 		w.Append(t.Log, p, kbuf, vbuf)
 	}
-	if err := e.logs.Commit(w, e.db.NewBatch(), false); err != nil {
+	if err := e.logs.Commit(w, e.db.NewWriteBatch(), true); err != nil {
 		return fmt.Errorf("writing into %s: %w", t.Name, err)
 	}
 	return nil

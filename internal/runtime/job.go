@@ -63,11 +63,14 @@ type Job struct {
 	routes   [][]int // per input: full-row key positions used for routing
 	par      int     // number of keyed subtasks
 	syncCh   chan *barrier
-	tick     <-chan time.Time
-	ticker   *time.Ticker
-	results  chan types.Row
-	writer   *logstore.Writer
-	writerMu sync.Mutex
+	// checkpointCh asks for a checkpoint at the current position, without
+	// catching up first (see Checkpoint).
+	checkpointCh chan *barrier
+	tick         <-chan time.Time
+	ticker       *time.Ticker
+	results      chan types.Row
+	writer       *logstore.Writer
+	writerMu     sync.Mutex
 	// commitBatch assembles each checkpoint's commit (only touched by the
 	// last subtask to arrive at a barrier).
 	commitBatch *store.Batch
@@ -152,9 +155,10 @@ func Start(ctx context.Context, env Env, g *jobgraph.Job, opts Options) (*Job, e
 	ctx, cancel := context.WithCancel(ctx)
 	j := &Job{
 		env: env, graph: g, opts: opts, cancel: cancel, ctx: ctx,
-		syncCh: make(chan *barrier),
-		logger: logger.With("job", opts.ID),
-		writer: env.Logs.NewWriter(),
+		syncCh:       make(chan *barrier),
+		checkpointCh: make(chan *barrier),
+		logger:       logger.With("job", opts.ID),
+		writer:       env.Logs.NewWriter(),
 	}
 	par := j.parallelism()
 	j.par = par
@@ -360,6 +364,28 @@ func (j *Job) Wait() error {
 
 func (j *Job) newBarrier() *barrier {
 	return &barrier{done: make(chan struct{})}
+}
+
+// Checkpoint takes a checkpoint at the job's current input position
+// (without first reading everything committed, as Sync does) and waits for
+// it to commit. Stopping a statement uses it.
+func (j *Job) Checkpoint(ctx context.Context) error {
+	b := j.newBarrier()
+	select {
+	case j.checkpointCh <- b:
+	case <-ctx.Done():
+		return ctx.Err()
+	case <-j.ctx.Done():
+		return j.Err()
+	}
+	select {
+	case <-b.done:
+		return b.err
+	case <-ctx.Done():
+		return ctx.Err()
+	case <-j.ctx.Done():
+		return j.Err()
+	}
 }
 
 // Sync waits until the job has read everything committed to its inputs
@@ -582,7 +608,9 @@ func (j *Job) commit(positions []logstore.Position) error {
 	size := int64(first.Len())
 	j.writerMu.Lock()
 	defer j.writerMu.Unlock()
-	if err := j.env.Logs.Commit(j.writer, first, false); err != nil {
+	// Synced: Pebble keeps the tail of its WAL in memory until a sync, so
+	// an unsynced checkpoint could vanish with the process (kill -9).
+	if err := j.env.Logs.Commit(j.writer, first, true); err != nil {
 		first.Reset()
 		return fmt.Errorf("checkpoint: committing: %w", err)
 	}

@@ -180,6 +180,19 @@ func (s *source) run(ctx context.Context) error {
 					return err
 				}
 			}
+			// Periodic and requested checkpoints also while the job is
+			// behind its input (not only when it is idle).
+			select {
+			case <-s.job.tick:
+				if err := s.barrier(ctx, s.job.newBarrier()); err != nil {
+					return err
+				}
+			case b := <-s.job.checkpointCh:
+				if err := s.barrier(ctx, b); err != nil {
+					return err
+				}
+			default:
+			}
 			continue
 		}
 		// Caught up with everything committed so far.
@@ -235,6 +248,9 @@ func (s *source) idle(ctx context.Context) error {
 				return fmt.Errorf("waiting for input: %w", err)
 			}
 			return nil
+		case b := <-s.job.checkpointCh:
+			stop()
+			return s.barrier(ctx, b)
 		case b := <-s.job.syncCh:
 			stop()
 			// Data may have been committed between the reader's last

@@ -25,7 +25,8 @@ import (
 // while a statement is stopping), or stop and resume the statement over
 // REST, and check after every kill, with the server down, that the sink
 // holds exactly the output of the input its checkpoint says it read: no
-// row lost, none twice. At the end every row is there exactly once.
+// row lost, none twice. At the end every row is there exactly once. The
+// checks run in a child process (crash_inspect_test.go).
 //
 // The generated table has ids 1..rows (a sequence, so every row is
 // distinguishable) and k = id % crashKeys. PassThroughEnrich appends a
@@ -35,7 +36,8 @@ import (
 // missing, repeated or wrongly counted id.
 //
 // go test -run Crash -v ./internal/server/ (add -short for the 200k-row
-// runs only).
+// runs only). The log says where each kill landed and what survived. See
+// "Crash guarantees, as tested" in docs/operating.md.
 
 const (
 	crashKeys = 100_000
@@ -43,7 +45,8 @@ const (
 	crashInterval = 100 * time.Millisecond
 	// crashRate is the generated table's rows-per-second, at most: the jobs
 	// must keep up with it, since a job that is behind its input takes no
-	// periodic checkpoints (see the report in docs/operating.md).
+	// periodic checkpoints, and kills would then always find the first
+	// checkpoint (see docs/operating.md).
 	crashRate = 50_000
 	// crashPace is how long a small generated table takes at its
 	// rows-per-second.

@@ -291,7 +291,7 @@ func (m *Manager) start(e *entry, resume bool) {
 	m.setPhase(e, v1.Pending, "Statement is being started.")
 	interval := m.opts.CheckpointInterval
 	if v := e.st.Spec.Properties["execution.checkpointing.interval"]; v != "" {
-		if d, err := plan.ParseDuration(v); err == nil && d > 0 {
+		if d, err := plan.ParseDuration(v); err == nil && d >= 0 { // 0: no periodic checkpoints (engine.startJob)
 			interval = d
 		}
 	}
@@ -513,7 +513,7 @@ func (m *Manager) stop(e *entry) {
 	m.wg.Add(1)
 	go func() {
 		defer m.wg.Done()
-		err := job.Sync(m.ctx)
+		err := job.Checkpoint(m.ctx)
 		job.Cancel()
 		<-e.monitor
 		m.mu.Lock()

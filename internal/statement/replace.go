@@ -65,7 +65,7 @@ func (m *Manager) Replace(ctx context.Context, st v1.Statement) (ReplaceResult, 
 	old.stopping = true
 	m.mu.Unlock()
 	if job != nil {
-		if err := job.Sync(ctx); err != nil {
+		if err := job.Checkpoint(ctx); err != nil {
 			carry, reason = false, fmt.Sprintf("the old statement could not take a final checkpoint: %v", err)
 		}
 		job.Cancel()

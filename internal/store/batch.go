@@ -141,8 +141,10 @@ func (b *Batch) Count() uint32 { return b.b.Count() }
 func (b *Batch) Len() int { return b.b.Len() }
 
 // Commit applies the batch atomically, syncing the WAL first if sync is
-// true, and resets the batch for reuse. Without sync the writes survive a
-// process crash (they are in the OS page cache) but not a machine crash.
+// true, and resets the batch for reuse. Without sync the writes may be lost
+// even by a process crash: Pebble keeps the tail of its WAL in process
+// memory until a later write fills the block or a sync. Commit with sync
+// whatever must survive kill -9.
 // After a failed commit the batch must be Reset (or closed).
 func (b *Batch) Commit(sync bool) error {
 	finish, err := b.StartCommit(sync)
