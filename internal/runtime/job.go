@@ -36,7 +36,7 @@ type Options struct {
 	// (see Job.Parallelism). Default: 1.
 	Parallelism int
 	// CheckpointInterval is how often a continuous job commits when it has
-	// new input. Default: 200ms.
+	// new input. Default: 1s.
 	CheckpointInterval time.Duration
 	// CheckpointRecords forces a checkpoint after that many input records,
 	// bounding the size of the pending batches. Default: 1000000.
@@ -140,7 +140,7 @@ type subtask struct {
 // Start starts a job. Rows of a collect sink arrive on Results.
 func Start(ctx context.Context, env Env, g *jobgraph.Job, opts Options) (*Job, error) {
 	if opts.CheckpointInterval <= 0 {
-		opts.CheckpointInterval = 200 * time.Millisecond
+		opts.CheckpointInterval = time.Second
 	}
 	if opts.CheckpointRecords <= 0 {
 		opts.CheckpointRecords = 1000000
