@@ -212,6 +212,9 @@ func Start(ctx context.Context, env Env, g *jobgraph.Job, opts Options) (*Job, e
 		if j.results != nil {
 			close(j.results)
 		}
+		// The job is over (completed or failed): release whoever waits in
+		// Sync or Checkpoint.
+		j.cancel()
 	}()
 	return j, nil
 }

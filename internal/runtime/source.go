@@ -195,8 +195,10 @@ func (s *source) run(ctx context.Context) error {
 			}
 			continue
 		}
-		// Caught up with everything committed so far.
-		if s.targets != nil && s.reachedTargets() {
+		// Caught up with everything committed so far. A continuous job
+		// whose inputs are all bounded generated tables ends when they do
+		// (a statement over them completes).
+		if (s.targets != nil && s.reachedTargets()) || s.allGeneratedClosed() {
 			for i := range s.inputs {
 				if err := s.add(ctx, event{kind: evWatermark, input: i, wm: MaxWatermark}); err != nil {
 					return err
@@ -346,4 +348,19 @@ func (noInput) Positions() []logstore.Position       { return nil }
 func (noInput) Wait(ctx context.Context) error {
 	<-ctx.Done()
 	return ctx.Err()
+}
+
+// allGeneratedClosed reports whether every input of a continuous job is a
+// generated table that has emitted its last row.
+func (s *source) allGeneratedClosed() bool {
+	r, ok := s.reader.(*genReader)
+	if !ok || s.targets != nil || len(r.gens) != len(s.inputs) {
+		return false
+	}
+	for _, g := range r.gens {
+		if !g.closed {
+			return false
+		}
+	}
+	return true
 }

@@ -258,3 +258,16 @@ func TestWarnings(t *testing.T) {
 	}
 	require.Equal(t, []string{"GENERATED_NAME", "INVALID_PROPERTY"}, reasons)
 }
+
+// An INSERT over a bounded generated table is a bounded statement: it
+// completes once every row is written.
+func TestBoundedStatementCompletes(t *testing.T) {
+	e := open(t, t.TempDir())
+	defer e.close()
+	e.sql("gen", `CREATE TABLE g (id INT) WITH ('connector' = 'datagen', 'number-of-rows' = '500',
+		'rows-per-second' = '100000', 'fields.id.kind' = 'sequence', 'fields.id.start' = '1', 'fields.id.end' = '500')`, v1.Completed)
+	e.sql("sink", "CREATE TABLE s (id INT)", v1.Completed)
+	st := e.sql("copy", "INSERT INTO s SELECT * FROM g", v1.Completed)
+	require.NotNil(t, st.Status.EndTime)
+	require.Len(t, e.rows("s"), 500)
+}
