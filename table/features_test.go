@@ -3,6 +3,7 @@ package table_test
 import (
 	"context"
 	"fmt"
+	"strings"
 	"testing"
 
 	"github.com/eddy-sql/eddy/ptf"
@@ -205,4 +206,53 @@ func TestChainedCalls(t *testing.T) {
 	require.ErrorContains(t, err, "Duplicate unique identifier 'PassThroughEnrich'")
 	_, rows = rowsOf(t, env, `SELECT user_id, EXPR$00 FROM PassThroughEnrich(input => (SELECT user_id, EXPR$0 FROM PassThroughEnrich(input => TABLE user_events PARTITION BY user_id, uid => 'first')) PARTITION BY user_id, uid => 'second')`)
 	require.ElementsMatch(t, []string{"+I [1 1]", "+I [1 2]", "+I [1 3]", "+I [2 1]"}, rows)
+}
+
+// Several co-partitioned tables: each Eval call sees one row of one table,
+// keys are shared (state per key across tables), every table's key columns
+// lead the output, and more than 20 tables are refused.
+func TestManyCoPartitionedTables(t *testing.T) {
+	ctx := context.Background()
+	seen := ptf.NewValue[struct{ Tables string }]("seen")
+	var args []ptf.Arg
+	for i := 0; i < 3; i++ {
+		args = append(args, ptf.Table(fmt.Sprintf("t%d", i), ptf.SetSemantic))
+	}
+	three := &ptf.Definition{
+		Args: args, Output: "ROW<seen STRING>", State: []ptf.StateEntry{seen},
+		Eval: func(ctx *ptf.Context, in ptf.Input) error {
+			s := seen.Get(ctx)
+			s.Tables += in.Arg
+			ctx.Collect(types.NewString(s.Tables))
+			return nil
+		},
+	}
+	var many []ptf.Arg
+	for i := 0; i < 21; i++ {
+		many = append(many, ptf.Table(fmt.Sprintf("t%d", i), ptf.SetSemantic))
+	}
+	tooMany := &ptf.Definition{Args: many, Output: "BIGINT", Eval: func(*ptf.Context, ptf.Input) error { return nil }}
+	env, err := table.New(ctx, table.WithFunctions(map[string]*ptf.Definition{"test.Three": three, "test.TooMany": tooMany}))
+	require.NoError(t, err)
+	defer env.Close()
+	for _, s := range []string{
+		"CREATE FUNCTION Three AS 'test.Three'",
+		"CREATE FUNCTION TooMany AS 'test.TooMany'",
+		"CREATE TABLE a (k INT, v STRING)", "CREATE TABLE b (k INT, w STRING)", "CREATE TABLE c (k INT, x STRING)",
+		"INSERT INTO a VALUES (1, 'a1')", "INSERT INTO b VALUES (1, 'b1'), (2, 'b2')", "INSERT INTO c VALUES (1, 'c1')",
+	} {
+		_, err := env.ExecuteSQL(ctx, s)
+		require.NoError(t, err, s)
+	}
+	cols, rows := rowsOf(t, env, "SELECT * FROM Three(t0 => TABLE a PARTITION BY k, t1 => TABLE b PARTITION BY k, t2 => TABLE c PARTITION BY k)")
+	require.Equal(t, []string{"k", "k0", "k1", "seen"}, cols)
+	// Inputs interleave in the order the rows were written.
+	require.Equal(t, []string{"+I [1 1 1 t0]", "+I [1 1 1 t0t1]", "+I [2 2 2 t1]", "+I [1 1 1 t0t1t2]"}, rows)
+
+	var targs []string
+	for i := 0; i < 21; i++ {
+		targs = append(targs, fmt.Sprintf("t%d => TABLE a PARTITION BY k", i))
+	}
+	_, err = env.ExecuteSQL(ctx, "SELECT * FROM TooMany("+strings.Join(targs, ", ")+")")
+	require.ErrorContains(t, err, "Unsupported table argument count. Currently, the number of input tables is limited to 20.")
 }
