@@ -289,7 +289,7 @@ func parseFlags(args []string) (flagValues, []string, error) {
 		case name == "action.await":
 			fv.await = true
 			if !hasValue && i+1 < len(args) && !strings.HasPrefix(args[i+1], "-") {
-				if _, err := parseWaitDuration(args[i+1]); err == nil {
+				if _, err := cli.ParseWaitDuration(args[i+1]); err == nil {
 					value, hasValue = args[i+1], true
 					i++
 				}
@@ -396,14 +396,14 @@ func resolve(args []string, c *config) (*Settings, error) {
 	if fv.await {
 		s.Await = DefaultTimeout
 		if v, ok := fv.given["action.await"]; ok {
-			d, err := parseWaitDuration(v)
+			d, err := cli.ParseWaitDuration(v)
 			if err != nil {
 				return nil, fmt.Errorf("--action.await: %v", err)
 			}
 			s.Await, s.Timeout = d, d
 		}
 	}
-	if s.Properties, err = parsePairs("--property", fv.properties); err != nil {
+	if s.Properties, err = cli.ParsePairs("--property", fv.properties); err != nil {
 		return nil, err
 	}
 	if app := s.ApplicationName; app != "" && !nameRE.MatchString(app) {
@@ -477,47 +477,6 @@ func (s *Settings) timeout() time.Duration {
 		return s.Timeout
 	}
 	return DefaultTimeout
-}
-
-// parseWaitDuration parses a positive duration: Go syntax (90s, 5m, 1h30m)
-// or a number of minutes written "5min".
-func parseWaitDuration(s string) (time.Duration, error) {
-	s = strings.TrimSpace(s)
-	d, err := time.ParseDuration(s)
-	if err != nil {
-		if n, ok := strings.CutSuffix(s, "min"); ok {
-			if m, perr := strconv.ParseFloat(n, 64); perr == nil {
-				d, err = time.Duration(m*float64(time.Minute)), nil
-			}
-		}
-	}
-	if err != nil {
-		return 0, fmt.Errorf("invalid duration %q: use for example 90s, 10m, 10min or 1h", s)
-	}
-	if d <= 0 {
-		return 0, fmt.Errorf("invalid duration %q: it must be positive", s)
-	}
-	return d, nil
-}
-
-// parsePairs parses KEY=VALUE flag values.
-func parsePairs(flag string, values []string) (map[string]string, error) {
-	if len(values) == 0 {
-		return nil, nil
-	}
-	out := map[string]string{}
-	for _, kv := range values {
-		k, v, ok := strings.Cut(kv, "=")
-		k = strings.TrimSpace(k)
-		if !ok || k == "" {
-			return nil, fmt.Errorf("invalid %s %q: use KEY=VALUE", flag, kv)
-		}
-		if old, dup := out[k]; dup && old != v {
-			return nil, fmt.Errorf("%s %s is given twice, as %q and %q", flag, k, old, v)
-		}
-		out[k] = v
-	}
-	return out, nil
 }
 
 // writeVersion prints the program's version and Eddy's.

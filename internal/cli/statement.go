@@ -206,7 +206,7 @@ func (a *awaitFlag) String() string {
 }
 
 func (a *awaitFlag) Set(s string) error {
-	d, err := parseWaitDuration(s)
+	d, err := ParseWaitDuration(s)
 	if err != nil {
 		return err
 	}
@@ -239,9 +239,9 @@ func awaitArgs(check cobra.PositionalArgs, a *awaitFlag) cobra.PositionalArgs {
 	}
 }
 
-// parseWaitDuration parses a positive duration: Go syntax (90s, 5m, 1h30m)
+// ParseWaitDuration parses a positive duration: Go syntax (90s, 5m, 1h30m)
 // or a number of minutes written "5min".
-func parseWaitDuration(s string) (time.Duration, error) {
+func ParseWaitDuration(s string) (time.Duration, error) {
 	s = strings.TrimSpace(s)
 	d, err := time.ParseDuration(s)
 	if err != nil {

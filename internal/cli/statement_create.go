@@ -106,11 +106,11 @@ func (c *createCmd) run(ctx context.Context, args []string) error {
 	if err != nil {
 		return c.failf("%v", err)
 	}
-	props, err := parsePairs("--property", c.properties)
+	props, err := ParsePairs("--property", c.properties)
 	if err != nil {
 		return c.failf("%v", err)
 	}
-	labels, err := parsePairs("--label", c.labels)
+	labels, err := ParsePairs("--label", c.labels)
 	if err != nil {
 		return c.failf("%v", err)
 	}
@@ -319,8 +319,8 @@ func generateStatementName(app string, now time.Time) string {
 	return fmt.Sprintf("%s-%s-%s", app, now.UTC().Format("20060102-150405"), hex.EncodeToString(b))
 }
 
-// parsePairs parses KEY=VALUE flag values.
-func parsePairs(flag string, values []string) (map[string]string, error) {
+// ParsePairs parses KEY=VALUE flag values.
+func ParsePairs(flag string, values []string) (map[string]string, error) {
 	if len(values) == 0 {
 		return nil, nil
 	}

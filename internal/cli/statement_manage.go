@@ -57,7 +57,7 @@ FAILING, FAILED, DEGRADED, DELETING).
 var knownPhases = []v1.Phase{v1.Pending, v1.Running, v1.Completed, v1.Stopping, v1.Stopped, v1.Failing, v1.Failed, v1.Degraded, v1.Deleting}
 
 func (c *listCmd) run(ctx context.Context) error {
-	labels, err := parsePairs("--label", c.labels)
+	labels, err := ParsePairs("--label", c.labels)
 	if err != nil {
 		return c.failf("%v", err)
 	}

@@ -127,12 +127,12 @@ func TestParseWaitDuration(t *testing.T) {
 		"90s": 90 * time.Second, "10m": 10 * time.Minute, "1h30m": 90 * time.Minute,
 		"5min": 5 * time.Minute, "1.5min": 90 * time.Second, " 2s ": 2 * time.Second,
 	} {
-		got, err := parseWaitDuration(in)
+		got, err := ParseWaitDuration(in)
 		require.NoError(t, err, in)
 		require.Equal(t, want, got, in)
 	}
 	for _, in := range []string{"", "soon", "0", "-1s", "0s", "xmin"} {
-		_, err := parseWaitDuration(in)
+		_, err := ParseWaitDuration(in)
 		require.Error(t, err, in)
 	}
 }
