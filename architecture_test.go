@@ -25,6 +25,7 @@ var allowed = map[string][]string{
 	"internal/runtime":           {"internal/jobgraph", "internal/expr", "internal/state", "internal/logstore", "internal/store", "internal/connector/datagen", "ptf", "types", "internal/sqlerr"},
 	"internal/catalog":           {"types"},
 	"internal/connector/datagen": {"types", "internal/expr", "internal/sqlerr"},
+	"internal/format":            {"types", "internal/sqlerr"},
 	"internal/sql/ast":           {"types", "internal/sqlerr"},
 	"internal/sql/parser":        {"internal/sql/ast", "types", "internal/sqlerr"},
 	"internal/sql/plan":          {"internal/sql/ast", "internal/sql/parser", "internal/catalog", "internal/jobgraph", "internal/expr", "internal/connector/datagen", "ptf", "types", "internal/sqlerr"},

@@ -1,0 +1,51 @@
+// Package format holds the row codecs of Kafka key and value payloads
+// (docs/decisions/0008-kafka-tables.md §4). A Codec converts between the
+// values of a fixed list of columns (a *types.Schema) and one payload.
+//
+// Formats, with Flink's names and semantics:
+//
+//   - raw: one column. STRING/CHAR as UTF-8 bytes, BYTES/BINARY as is,
+//     BOOLEAN one byte, TINYINT/SMALLINT/INT/BIGINT big-endian in 1/2/4/8
+//     bytes, FLOAT/DOUBLE IEEE 754 big-endian. NULL is a nil payload.
+//     Options raw.charset (UTF-8 only) and raw.endianness (big-endian only).
+//   - json: one object per row, field names = column names. Numbers,
+//     strings, booleans, ROW as objects, ARRAY as arrays, MAP (string keys
+//     only) as objects, BYTES as base64 strings, DECIMAL as plain JSON
+//     numbers without loss of precision, DATE "2026-08-01", TIME
+//     "09:00:00[.fff]", TIMESTAMP "2026-08-01 09:00:00[.fff]" (the fraction
+//     is written with as few digits as needed, none when zero, like Flink's
+//     SQL_TIMESTAMP_FORMAT), TIMESTAMP_LTZ the same with a trailing 'Z'.
+//     Options: json.timestamp-format.standard (SQL | ISO-8601, which uses
+//     'T'), json.fail-on-missing-field (false), json.ignore-parse-errors
+//     (false; true: fields that do not convert become NULL and records
+//     that do not parse decode to nil, meaning skip),
+//     json.map-null-key.mode (FAIL | DROP | LITERAL) and
+//     json.map-null-key.literal, json.encode.decimal-as-plain-number
+//     (accepted; decimals are always written plain).
+//   - avro: Avro binary without any header, with the schema that Flink
+//     derives from the table (AvroSchema): record "record" in namespace
+//     "org.apache.flink.avro.generated", nullable columns as
+//     ["null", T] unions with default null, DECIMAL as bytes with logical
+//     type decimal, DATE as int date, TIME as int time-millis,
+//     TIMESTAMP(p<=3) and TIMESTAMP_LTZ(p<=3) as long timestamp-millis,
+//     p<=6 as timestamp-micros, nested ROW as records named
+//     "<parent>_<field>".
+//   - avro-confluent (alias avro-registry): the avro body behind the
+//     Confluent wire header, magic byte 0 and a 4-byte big-endian schema
+//     id. Option schema-id (or avro-confluent.schema-id) is the id written
+//     by Encode; when set, Decode also requires it. Schema registry lookup
+//     is not done here; url, subject, basic-auth.*, bearer-auth.token and
+//     schema are accepted for the connector. DecodeID reports the id.
+//   - json-registry: the json body behind the same Confluent header,
+//     handled like avro-confluent (same schema-id option).
+//
+// Options are given without the key./value. prefix of the table DDL; the
+// "<format>." part is optional ("json.ignore-parse-errors" or
+// "ignore-parse-errors"). Unknown options are errors.
+//
+// Decoding never panics on malformed input: errors are *Error values that
+// name the column (a path for nested fields), the byte offset when known and
+// what was wrong. Decode appends to dst and returns the extended slice; a
+// nil result with a nil error means the record is to be skipped
+// (json.ignore-parse-errors).
+package format
