@@ -112,7 +112,8 @@ func (d *driver) run(t *testing.T, td *datadriven.TestData) string {
 		return string(b)
 	case "set-state":
 		e := d.entry(t, td)
-		v, err := e.DecodeState([]byte(td.Input))
+		v := e.NewState() // a *T, filled from the JSON input
+		err := json.Unmarshal([]byte(td.Input), v)
 		if err == nil {
 			err = d.h.SetState(e, v, d.key(t, td)...)
 		}

@@ -62,7 +62,9 @@ type stateConfig struct {
 func WithTTL(d time.Duration) StateOption { return func(c *stateConfig) { c.ttl = d } }
 
 // Codec converts values of T to and from bytes for storage. The default
-// codec is encoding/json.
+// codec is a compact binary form for structs of strings, booleans, numbers,
+// time.Time, *apd.Decimal, pointers, slices and string-keyed maps, and
+// encoding/json for other types.
 type Codec[T any] interface {
 	Encode(v *T) ([]byte, error)
 	Decode(b []byte, v *T) error
@@ -86,7 +88,7 @@ type Value[T any] struct {
 
 // NewValue declares a value-state entry named name holding a T.
 func NewValue[T any](name string, opts ...StateOption) *Value[T] {
-	v := &Value[T]{name: name, codec: jsonCodec[T]{}}
+	v := &Value[T]{name: name, codec: defaultCodec[T]()}
 	for _, o := range opts {
 		o(&v.cfg)
 	}
