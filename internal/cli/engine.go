@@ -3,7 +3,6 @@ package cli
 import (
 	"context"
 
-	"github.com/eddy-sql/eddy/internal/sqlerr"
 	"github.com/eddy-sql/eddy/types"
 )
 
@@ -52,4 +51,3 @@ type RowStream struct {
 	Close func()
 }
 
-var _ = sqlerr.Pos{}
