@@ -50,4 +50,3 @@ type RowStream struct {
 	// Close releases the stream (stops the job behind it).
 	Close func()
 }
-
