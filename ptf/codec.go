@@ -40,6 +40,16 @@ func (d *decoder) uvarint() (uint64, error) {
 	return x, nil
 }
 
+// present reads the presence byte of a nullable value.
+func (d *decoder) present() (bool, error) {
+	if len(d.b) == 0 {
+		return false, errShort
+	}
+	set := d.b[0] != 0
+	d.b = d.b[1:]
+	return set, nil
+}
+
 func (d *decoder) varint() (int64, error) {
 	x, n := binary.Varint(d.b)
 	if n <= 0 {
@@ -107,14 +117,10 @@ func compile(t reflect.Type, depth int) (encFunc, decFunc, bool) {
 				}
 				return binary.AppendVarint(append(b, 1), tm.UnixNano())
 			}, func(d *decoder, v reflect.Value) error {
-				if len(d.b) == 0 {
-					return errShort
-				}
-				set := d.b[0]
-				d.b = d.b[1:]
-				if set == 0 {
+				set, err := d.present()
+				if err != nil || !set {
 					v.Set(reflect.Zero(timeType))
-					return nil
+					return err
 				}
 				n, err := d.varint()
 				if err != nil {
@@ -131,14 +137,10 @@ func compile(t reflect.Type, depth int) (encFunc, decFunc, bool) {
 				s := v.Interface().(*apd.Decimal).String()
 				return append(binary.AppendUvarint(append(b, 1), uint64(len(s))), s...)
 			}, func(d *decoder, v reflect.Value) error {
-				if len(d.b) == 0 {
-					return errShort
-				}
-				set := d.b[0]
-				d.b = d.b[1:]
-				if set == 0 {
+				set, err := d.present()
+				if err != nil || !set {
 					v.Set(reflect.Zero(decimalType))
-					return nil
+					return err
 				}
 				s, err := d.bytes()
 				if err != nil {
@@ -212,14 +214,10 @@ func compile(t reflect.Type, depth int) (encFunc, decFunc, bool) {
 				}
 				return ee(append(b, 1), v.Elem())
 			}, func(d *decoder, v reflect.Value) error {
-				if len(d.b) == 0 {
-					return errShort
-				}
-				set := d.b[0]
-				d.b = d.b[1:]
-				if set == 0 {
+				set, err := d.present()
+				if err != nil || !set {
 					v.Set(reflect.Zero(t))
-					return nil
+					return err
 				}
 				p := reflect.New(t.Elem())
 				if err := ed(d, p.Elem()); err != nil {
