@@ -1,11 +1,15 @@
 package ptf
 
 import (
+	"encoding"
 	"encoding/binary"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"math"
 	"reflect"
+	"slices"
+	"strings"
 	"time"
 
 	"github.com/cockroachdb/apd/v3"
@@ -154,6 +158,9 @@ func compile(t reflect.Type, depth int) (encFunc, decFunc, bool) {
 				return nil
 			}, true
 	}
+	if hasCustomEncoding(t) {
+		return nil, nil, false // respect MarshalJSON and friends: use JSON
+	}
 	switch t.Kind() {
 	case reflect.String:
 		return func(b []byte, v reflect.Value) []byte {
@@ -250,8 +257,11 @@ func compile(t reflect.Type, depth int) (encFunc, decFunc, bool) {
 					return nil
 				}
 				n--
-				if n > uint64(len(d.b)) {
+				if n > uint64(len(d.b)) && t.Elem().Size() > 0 {
 					return errShort // every element takes at least one byte
+				}
+				if n > 1<<24 {
+					return errShort
 				}
 				s := reflect.MakeSlice(t, int(n), int(n))
 				for i := 0; i < int(n); i++ {
@@ -276,10 +286,13 @@ func compile(t reflect.Type, depth int) (encFunc, decFunc, bool) {
 					return append(b, 0)
 				}
 				b = binary.AppendUvarint(b, uint64(v.Len())+1)
-				it := v.MapRange()
-				for it.Next() {
-					b = ke(b, it.Key())
-					b = ve(b, it.Value())
+				// Keys in order, so that equal maps encode to equal bytes
+				// (TTL change detection compares encodings).
+				keys := v.MapKeys()
+				slices.SortFunc(keys, func(x, y reflect.Value) int { return strings.Compare(x.String(), y.String()) })
+				for _, k := range keys {
+					b = ke(b, k)
+					b = ve(b, v.MapIndex(k))
 				}
 				return b
 			}, func(d *decoder, v reflect.Value) error {
@@ -317,7 +330,9 @@ func compile(t reflect.Type, depth int) (encFunc, decFunc, bool) {
 		for i := 0; i < t.NumField(); i++ {
 			f := t.Field(i)
 			if !f.IsExported() {
-				continue
+				// Unexported fields would be lost silently; JSON at least
+				// uses a type's own marshalers (big.Int, netip.Addr, ...).
+				return nil, nil, false
 			}
 			e, dfn, ok := compile(f.Type, depth+1)
 			if !ok {
@@ -340,4 +355,20 @@ func compile(t reflect.Type, depth int) (encFunc, decFunc, bool) {
 			}, true
 	}
 	return nil, nil, false
+}
+
+var (
+	jsonMarshalerType   = reflect.TypeFor[json.Marshaler]()
+	textMarshalerType   = reflect.TypeFor[encoding.TextMarshaler]()
+	binaryMarshalerType = reflect.TypeFor[encoding.BinaryMarshaler]()
+)
+
+// hasCustomEncoding reports whether t (or *t) defines its own encoding.
+func hasCustomEncoding(t reflect.Type) bool {
+	for _, m := range []reflect.Type{jsonMarshalerType, textMarshalerType, binaryMarshalerType} {
+		if t.Implements(m) || reflect.PointerTo(t).Implements(m) {
+			return true
+		}
+	}
+	return false
 }

@@ -1,6 +1,7 @@
 package ptf
 
 import (
+	"math/big"
 	"testing"
 	"time"
 
@@ -32,7 +33,7 @@ type everything struct {
 	Nested  []inner
 	M       map[string]int64
 	NilM    map[string]int64
-	hidden  int
+	Units   []struct{}
 }
 
 func roundTrip[T any](t *testing.T, v T) T {
@@ -53,10 +54,9 @@ func TestBinaryCodecRoundTrip(t *testing.T) {
 		S: "héllo", B: true, I: -42, I8: -8, U: 7, F: 1.5, D: -0.25,
 		T: time.Date(2026, 8, 1, 9, 0, 0, 123, time.UTC), Dec: dec,
 		P: &inner{Name: "x", Score: 2}, List: []float64{1, 2.5}, Empty: []string{},
-		Nested: []inner{{"a", 1}, {"b", 2}}, M: map[string]int64{"a": 1, "b": -2}, hidden: 9,
+		Nested: []inner{{"a", 1}, {"b", 2}}, M: map[string]int64{"a": 1, "b": -2}, Units: make([]struct{}, 3),
 	}
 	got := roundTrip(t, v)
-	v.hidden = 0 // unexported fields are not stored
 	require.Equal(t, "1.0850", got.Dec.String(), "the decimal keeps its scale")
 	got.Dec, v.Dec = nil, nil
 	require.Equal(t, v, got)
@@ -76,7 +76,19 @@ func TestBinaryCodecExampleStates(t *testing.T) {
 func TestCodecFallsBackToJSON(t *testing.T) {
 	type withInterface struct{ X any }
 	type intKeys struct{ M map[int]string }
-	_, isJSON := defaultCodec[withInterface]().(jsonCodec[withInterface])
+	type unexported struct{ n int }
+	type bigField struct{ N *big.Int }
+	_, isJSON := defaultCodec[unexported]().(jsonCodec[unexported])
+	require.True(t, isJSON, "unexported fields would be lost by the binary codec")
+	c := defaultCodec[bigField]()
+	_, isJSON = c.(jsonCodec[bigField])
+	require.True(t, isJSON, "types with their own marshalers keep them")
+	b, err := c.Encode(&bigField{N: big.NewInt(12345)})
+	require.NoError(t, err)
+	var out bigField
+	require.NoError(t, c.Decode(b, &out))
+	require.Equal(t, "12345", out.N.String())
+	_, isJSON = defaultCodec[withInterface]().(jsonCodec[withInterface])
 	require.True(t, isJSON)
 	_, isJSON = defaultCodec[intKeys]().(jsonCodec[intKeys])
 	require.True(t, isJSON)
@@ -109,4 +121,21 @@ func FuzzBinaryCodecDecode(f *testing.F) {
 			require.NoError(t, c.Decode(again, &back))
 		}
 	})
+}
+
+// Equal maps encode to equal bytes (TTL change detection compares them).
+func TestBinaryCodecMapsAreDeterministic(t *testing.T) {
+	type m struct{ M map[string]int }
+	c := defaultCodec[m]()
+	v := m{M: map[string]int{}}
+	for i := 0; i < 50; i++ {
+		v.M[string(rune('a'+i%26))+string(rune('A'+i/26))] = i
+	}
+	first, err := c.Encode(&v)
+	require.NoError(t, err)
+	for i := 0; i < 20; i++ {
+		b, err := c.Encode(&v)
+		require.NoError(t, err)
+		require.Equal(t, first, b)
+	}
 }
