@@ -736,11 +736,14 @@ func (op *ptfOp) ValueState(e ptf.StateEntry) any {
 }
 
 func (op *ptfOp) ViewState(e ptf.StateEntry) any {
-	if op.stateIndex(e) < 0 {
+	var ttl int64
+	if i := op.stateIndex(e); i < 0 {
+		// The call fails with this error; the view still works meanwhile.
 		op.Fail(fmt.Errorf("Unknown state entry: %s", e.StateName()))
+	} else {
+		ttl = op.ttl[i]
 	}
-	i := op.stateIndex(e)
-	v := &view{kv: op.kv, ns: op.ns, name: e.StateName(), key: []byte(op.curKey), ttl: op.ttl[max(i, 0)], now: op.now}
+	v := &view{kv: op.kv, ns: op.ns, name: e.StateName(), key: []byte(op.curKey), ttl: ttl, now: op.now}
 	if v.ttl > 0 && e.StateKind() == ptf.ListStateKind {
 		op.Fail(listView{v}.purge())
 	}

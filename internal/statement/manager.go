@@ -85,7 +85,10 @@ type entry struct {
 	job        *runtime.Job
 	results    *resultBuffer
 	stopping   bool
-	monitor    chan struct{} // closed when the job's monitor returns
+	// replacing is set while Replace swaps the statement; other changes
+	// get ErrConflict meanwhile.
+	replacing bool
+	monitor   chan struct{} // closed when the job's monitor returns
 }
 
 // persisted is what is stored per statement.
@@ -141,10 +144,27 @@ func Open(opts Options) (*Manager, error) {
 				restart = append(restart, e)
 			}
 		case v1.Stopping:
-			e.st.Status.Phase = v1.Stopped
+			if e.st.Spec.Stopped {
+				e.st.Status.Phase = v1.Stopped
+			} else {
+				restart = append(restart, e) // resumed while it was stopping
+			}
 		case v1.Deleting:
+			// The delete did not finish: remove its state and checkpoint
+			// with the statement, in one batch.
 			delete(m.stmts, e.st.Name)
-			_ = m.db.Delete(key(e.st.Name))
+			b := m.db.NewBatch()
+			if e.outcome != nil {
+				if err := runtime.DeleteJobData(b, jobID(e), e.outcome.Namespaces); err != nil {
+					return err
+				}
+			}
+			if err := b.Delete(key(e.st.Name)); err != nil {
+				return err
+			}
+			if err := b.Commit(true); err != nil {
+				return fmt.Errorf("finishing the delete of %s: %w", e.st.Name, err)
+			}
 		}
 		return nil
 	})
@@ -479,6 +499,9 @@ func (m *Manager) Update(ctx context.Context, name, resourceVersion string, stop
 	if !ok {
 		return v1.Statement{}, fmt.Errorf("%w: %s", ErrNotFound, name)
 	}
+	if e.replacing {
+		return m.view(e), fmt.Errorf("%w: %s is being replaced; retry once the replace finished", ErrConflict, name)
+	}
 	if resourceVersion != "" && resourceVersion != e.st.Metadata.ResourceVersion {
 		return m.view(e), fmt.Errorf("%w: %s has resource_version %s, the request has %s; GET it again and retry",
 			ErrConflict, name, e.st.Metadata.ResourceVersion, resourceVersion)
@@ -541,6 +564,10 @@ func (m *Manager) Delete(ctx context.Context, name string) error {
 	if !ok {
 		m.mu.Unlock()
 		return fmt.Errorf("%w: %s", ErrNotFound, name)
+	}
+	if e.replacing {
+		m.mu.Unlock()
+		return fmt.Errorf("%w: %s is being replaced; retry once the replace finished", ErrConflict, name)
 	}
 	e.stopping = true
 	m.setPhase(e, v1.Deleting, "Statement is being deleted.")

@@ -49,8 +49,19 @@ func (m *Manager) Replace(ctx context.Context, st v1.Statement) (ReplaceResult, 
 		defer m.mu.Unlock()
 		return ReplaceResult{Statement: m.view(old), Unchanged: true}, nil
 	}
+	if old.replacing {
+		defer m.mu.Unlock()
+		return ReplaceResult{Statement: m.view(old)}, fmt.Errorf("%w: %s is being replaced already", ErrConflict, st.Name)
+	}
+	// Other changes of the statement wait until the swap below.
+	old.replacing = true
 	oldOutcome := old.outcome
 	m.mu.Unlock()
+	defer func() {
+		m.mu.Lock()
+		old.replacing = false
+		m.mu.Unlock()
+	}()
 
 	// Plan the new statement without running it.
 	next, err := m.eng.Run(ctx, st.Spec.Statement, engine.RunOptions{Properties: st.Spec.Properties, DryRun: true})
@@ -76,8 +87,12 @@ func (m *Manager) Replace(ctx context.Context, st v1.Statement) (ReplaceResult, 
 	defer m.mu.Unlock()
 	if !carry && oldOutcome != nil {
 		b := m.db.NewBatch()
-		if err := runtime.DeleteJobData(b, jobID(old), oldOutcome.Namespaces); err == nil {
-			_ = b.Commit(true)
+		err := runtime.DeleteJobData(b, jobID(old), oldOutcome.Namespaces)
+		if err == nil {
+			err = b.Commit(true)
+		}
+		if err != nil {
+			m.logger.Error("deleting the state of a replaced statement", "statement", st.Name, "err", err)
 		}
 	}
 	e := &entry{st: old.st}
