@@ -95,7 +95,7 @@ type ptfOp struct {
 	curKS    *keyState
 	curTable int
 	curRow   *types.Row
-	rowCopy  types.Row // the current row, so callers' rows do not escape
+	rowCopy  types.Row // the current row's header, so the caller's Row value does not escape (its Values are shared)
 	// stateless functions (no state, no timers, no ORDER BY) use one
 	// scratch key entry instead of the per-key cache.
 	stateless  bool
@@ -199,14 +199,6 @@ func newPTFOp(spec *jobgraph.PTF, ns string, kv KV, clock Clock, emit func(types
 func (op *ptfOp) restore() error {
 	return op.kv.ScanNamespace(op.ns, func(e state.Entry) error {
 		switch e.Kind {
-		case state.KindTimer:
-			ks, err := op.restoreKey(e.Key)
-			if err != nil {
-				return fmt.Errorf("restoring timers: %w", err)
-			}
-			if ks != nil {
-				op.timers.register(string(e.Key), ks.keyVals, e.Name, e.Time)
-			}
 		case state.KindValue:
 			if e.Name != timersEntry {
 				return nil
@@ -676,7 +668,8 @@ func (op *ptfOp) ClearUnnamedTimer(t time.Time) {
 }
 
 func (op *ptfOp) ClearAllTimers() {
-	// Every persisted timer is also in the queue (loaded at open), so a
+	// Every persisted timer of a key this instance owns is also in the
+	// queue (loaded at open), so a
 	// key without queued timers has nothing to delete.
 	if op.timers.clearKey(op.curKey) {
 		op.timerDirty[op.curKey] = struct{}{}
