@@ -669,8 +669,8 @@ func (op *ptfOp) ClearUnnamedTimer(t time.Time) {
 
 func (op *ptfOp) ClearAllTimers() {
 	// Every persisted timer of a key this instance owns is also in the
-	// queue (loaded at open), so a
-	// key without queued timers has nothing to delete.
+	// queue (loaded at open), so a key without queued timers has nothing
+	// to delete.
 	if op.timers.clearKey(op.curKey) {
 		op.timerDirty[op.curKey] = struct{}{}
 	}
