@@ -44,6 +44,21 @@ func (d *decoder) uvarint() (uint64, error) {
 	return x, nil
 }
 
+// length reads the element count of a slice or map (0 encodes nil, n+1 a
+// collection of n). When every element takes at least one byte the count is
+// checked against the bytes left, so a corrupt count cannot allocate much.
+func (d *decoder) length(elemsTakeBytes bool) (n int, isNil bool, err error) {
+	c, err := d.uvarint()
+	if err != nil || c == 0 {
+		return 0, err == nil, err
+	}
+	c--
+	if (elemsTakeBytes && c > uint64(len(d.b))) || c > 1<<24 {
+		return 0, false, errShort
+	}
+	return int(c), false, nil
+}
+
 // present reads the presence byte of a nullable value.
 func (d *decoder) present() (bool, error) {
 	if len(d.b) == 0 {
@@ -248,23 +263,13 @@ func compile(t reflect.Type, depth int) (encFunc, decFunc, bool) {
 				}
 				return b
 			}, func(d *decoder, v reflect.Value) error {
-				n, err := d.uvarint()
-				if err != nil {
+				n, isNil, err := d.length(t.Elem().Size() > 0)
+				if err != nil || isNil {
+					v.Set(reflect.Zero(t))
 					return err
 				}
-				if n == 0 {
-					v.Set(reflect.Zero(t))
-					return nil
-				}
-				n--
-				if n > uint64(len(d.b)) && t.Elem().Size() > 0 {
-					return errShort // every element takes at least one byte
-				}
-				if n > 1<<24 {
-					return errShort
-				}
-				s := reflect.MakeSlice(t, int(n), int(n))
-				for i := 0; i < int(n); i++ {
+				s := reflect.MakeSlice(t, n, n)
+				for i := 0; i < n; i++ {
 					if err := ed(d, s.Index(i)); err != nil {
 						return err
 					}
@@ -296,20 +301,13 @@ func compile(t reflect.Type, depth int) (encFunc, decFunc, bool) {
 				}
 				return b
 			}, func(d *decoder, v reflect.Value) error {
-				n, err := d.uvarint()
-				if err != nil {
+				n, isNil, err := d.length(true)
+				if err != nil || isNil {
+					v.Set(reflect.Zero(t))
 					return err
 				}
-				if n == 0 {
-					v.Set(reflect.Zero(t))
-					return nil
-				}
-				n--
-				if n > uint64(len(d.b)) {
-					return errShort
-				}
-				m := reflect.MakeMapWithSize(t, int(n))
-				for i := 0; i < int(n); i++ {
+				m := reflect.MakeMapWithSize(t, n)
+				for i := 0; i < n; i++ {
 					k := reflect.New(t.Key()).Elem()
 					x := reflect.New(t.Elem()).Elem()
 					if err := kd(d, k); err != nil {
