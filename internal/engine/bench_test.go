@@ -247,25 +247,12 @@ func BenchmarkPipelineEngine(b *testing.B) {
 	b.StopTimer()
 	b.ResetTimer()
 	for range b.N {
-		reg := ptf.NewRegistry()
-		if err := examples.Register(reg); err != nil {
-			b.Fatal(err)
-		}
-		e, err := Open(ctx, Options{DataDir: b.TempDir(), Registry: reg})
-		if err != nil {
-			b.Fatal(err)
-		}
+		e := pipelineEngine(ctx, b)
 		// Profile labels tell the phases apart in a -cpuprofile (pprof
 		// -tagfocus phase=pipeline); goroutines started by a phase (the
 		// job's tasks, Pebble flushes) inherit its label.
 		pprof.Do(ctx, pprof.Labels("phase", "load"), func(context.Context) {
-			pipelineExec(b, e, "CREATE FUNCTION OrderStatusTracker AS 'examples.OrderStatusTracker'")
-			pipelineExec(b, e, `CREATE TABLE order_events (
-  order_id INT NOT NULL,
-  event_type STRING,
-  event_time TIMESTAMP(3),
-  WATERMARK FOR event_time AS event_time
-) DISTRIBUTED INTO 1 BUCKETS`)
+			pipelineSchema(b, e)
 			for _, s := range stmts {
 				pipelineExec(b, e, s)
 			}
@@ -414,4 +401,29 @@ func pipelineCheck(b *testing.B, e *Engine, want map[int32]string) {
 			b.Fatalf("order %d: order_status says %q, the hand loop %q", id, got[id], s)
 		}
 	}
+}
+
+// pipelineEngine opens an engine on a fresh data directory with the
+// examples registered.
+func pipelineEngine(ctx context.Context, b *testing.B) *Engine {
+	reg := ptf.NewRegistry()
+	if err := examples.Register(reg); err != nil {
+		b.Fatal(err)
+	}
+	e, err := Open(ctx, Options{DataDir: b.TempDir(), Registry: reg})
+	if err != nil {
+		b.Fatal(err)
+	}
+	return e
+}
+
+// pipelineSchema creates the tutorial's function and input table.
+func pipelineSchema(b *testing.B, e *Engine) {
+	pipelineExec(b, e, "CREATE FUNCTION OrderStatusTracker AS 'examples.OrderStatusTracker'")
+	pipelineExec(b, e, `CREATE TABLE order_events (
+  order_id INT NOT NULL,
+  event_type STRING,
+  event_time TIMESTAMP(3),
+  WATERMARK FOR event_time AS event_time
+) DISTRIBUTED INTO 1 BUCKETS`)
 }

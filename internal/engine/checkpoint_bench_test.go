@@ -6,10 +6,8 @@ import (
 	"testing"
 	"time"
 
-	"github.com/eddy-sql/eddy/examples"
 	"github.com/eddy-sql/eddy/internal/catalog"
 	"github.com/eddy-sql/eddy/internal/runtime"
-	"github.com/eddy-sql/eddy/ptf"
 	"github.com/eddy-sql/eddy/types"
 )
 
@@ -68,22 +66,9 @@ func checkpointBench(b *testing.B, live bool, interval string) {
 	b.StopTimer()
 	b.ResetTimer()
 	for range b.N {
-		reg := ptf.NewRegistry()
-		if err := examples.Register(reg); err != nil {
-			b.Fatal(err)
-		}
-		e, err := Open(ctx, Options{DataDir: b.TempDir(), Registry: reg})
-		if err != nil {
-			b.Fatal(err)
-		}
+		e := pipelineEngine(ctx, b)
 		pprof.Do(ctx, pprof.Labels("phase", "load"), func(context.Context) {
-			pipelineExec(b, e, "CREATE FUNCTION OrderStatusTracker AS 'examples.OrderStatusTracker'")
-			pipelineExec(b, e, `CREATE TABLE order_events (
-  order_id INT NOT NULL,
-  event_type STRING,
-  event_time TIMESTAMP(3),
-  WATERMARK FOR event_time AS event_time
-) DISTRIBUTED INTO 1 BUCKETS`)
+			pipelineSchema(b, e)
 			if !live {
 				for _, s := range stmts {
 					pipelineExec(b, e, s)
