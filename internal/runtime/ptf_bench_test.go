@@ -362,6 +362,17 @@ func benchStatelessHand(b *testing.B) {
 	})
 }
 
+// checkpointAt flushes the host and commits every checkpointEvery events,
+// as a job's checkpoint would.
+func checkpointAt(b *testing.B, i int, h *runtime.FunctionHost, commit func()) {
+	if (i+1)%checkpointEvery == 0 {
+		if err := h.Flush(); err != nil {
+			b.Fatal(err)
+		}
+		commit()
+	}
+}
+
 // --- 2. keyed value state (per-key counter) -------------------------------
 
 func benchCounterEngine(b *testing.B, def *ptf.Definition) {
@@ -372,12 +383,7 @@ func benchCounterEngine(b *testing.B, def *ptf.Definition) {
 		if err := h.Process(0, *r); err != nil {
 			b.Fatal(err)
 		}
-		if (i+1)%checkpointEvery == 0 {
-			if err := h.Flush(); err != nil {
-				b.Fatal(err)
-			}
-			commit()
-		}
+		checkpointAt(b, i, h, commit)
 	})
 	if out.n != b.N {
 		b.Fatalf("emitted %d rows for %d events", out.n, b.N)
@@ -438,12 +444,7 @@ func benchTimersEngine(b *testing.B) {
 		if err := h.Watermark(0, time.Unix(0, r.Values[2].Int())); err != nil {
 			b.Fatal(err)
 		}
-		if (i+1)%checkpointEvery == 0 {
-			if err := h.Flush(); err != nil {
-				b.Fatal(err)
-			}
-			commit()
-		}
+		checkpointAt(b, i, h, commit)
 	})
 	b.ReportMetric(float64(out.n)/float64(b.N), "fired/event")
 }
@@ -565,12 +566,7 @@ func benchListEngine(b *testing.B) {
 		if err := h.Process(0, *r); err != nil {
 			b.Fatal(err)
 		}
-		if (i+1)%checkpointEvery == 0 {
-			if err := h.Flush(); err != nil {
-				b.Fatal(err)
-			}
-			commit()
-		}
+		checkpointAt(b, i, h, commit)
 	})
 }
 
