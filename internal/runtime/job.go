@@ -260,14 +260,12 @@ func sameSet(a, b []int) bool {
 
 // route returns the subtask of a record: its key's key group.
 func (j *Job) route(input int, row types.Row) int {
-	keys := j.routes[input]
-	var buf [64]byte
-	b := buf[:0]
-	for _, k := range keys {
-		b = types.AppendValue(b, row.Values[k])
+	var buf [8]types.Value
+	key := buf[:0]
+	for _, k := range j.routes[input] {
+		key = append(key, row.Values[k])
 	}
-	kg := int(uint32(logstore.Murmur2(b))&0x7fffffff) % maxParallelism
-	return kg * len(j.subtasks) / maxParallelism
+	return subtaskOf(key, len(j.subtasks))
 }
 
 func (j *Job) newSubtask(i int) (*subtask, error) {

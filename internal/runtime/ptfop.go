@@ -128,15 +128,20 @@ func withKeyOwner(owns func(key []types.Value) bool) ptfOpOption {
 // it as Job.route routes the rows of a PTF input (PARTITION BY columns
 // in order, hashed into key groups).
 func keyOwner(n, i int) func(key []types.Value) bool {
-	return func(key []types.Value) bool {
-		var buf [64]byte
-		b := buf[:0]
-		for _, v := range key {
-			b = types.AppendValue(b, v)
-		}
-		kg := int(uint32(logstore.Murmur2(b))&0x7fffffff) % maxParallelism
-		return kg*n/maxParallelism == i
+	return func(key []types.Value) bool { return subtaskOf(key, n) == i }
+}
+
+// subtaskOf is the subtask of n that owns a key: the key's key group (the
+// murmur2 hash of its encoded values, modulo maxParallelism) scaled to n.
+// Job.route sends rows by it, and restore takes back keys by it.
+func subtaskOf(key []types.Value, n int) int {
+	var buf [64]byte
+	b := buf[:0]
+	for _, v := range key {
+		b = types.AppendValue(b, v)
 	}
+	kg := int(uint32(logstore.Murmur2(b))&0x7fffffff) % maxParallelism
+	return kg * n / maxParallelism
 }
 
 func newPTFOp(spec *jobgraph.PTF, ns string, kv KV, clock Clock, emit func(types.Row) error, opts ...ptfOpOption) (*ptfOp, error) {
@@ -628,9 +633,6 @@ func (op *ptfOp) Time() (time.Time, bool) {
 func wmTime(w int64) (time.Time, bool) {
 	if w == MinWatermark {
 		return time.Time{}, false
-	}
-	if w == MaxWatermark {
-		return time.Unix(0, w).UTC(), true
 	}
 	return time.Unix(0, w).UTC(), true
 }
