@@ -96,7 +96,7 @@ func (h *FunctionHost) ValueState(e ptf.StateEntry, key ...types.Value) (any, bo
 		return nil, false, fmt.Errorf("unknown state entry %s", e.StateName())
 	}
 	k := h.keyOf(key)
-	if ks := h.op.lookup([]byte(k)); ks != nil && ks.ents[i].loaded {
+	if ks := h.op.lookup(k); ks != nil && ks.ents[i].loaded {
 		v := ks.ents[i].val
 		if v == nil || (h.op.ttl[i] > 0 && h.op.now()-ks.ents[i].wtime >= h.op.ttl[i]) {
 			return nil, false, nil
@@ -126,6 +126,7 @@ func (h *FunctionHost) SetValueState(e ptf.StateEntry, v any, key ...types.Value
 	h.op.enterKey()
 	ks := h.op.curKS
 	ks.ents[i].val, ks.ents[i].loaded, ks.ents[i].dirty, ks.ents[i].wtime = v, true, true, h.op.now()
+	ks.ents[i].before = nil // encoded again at the next flush
 	h.op.markDirty(ks)
 	return nil
 }

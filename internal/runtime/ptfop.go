@@ -225,9 +225,9 @@ func (op *ptfOp) restore() error {
 }
 
 // lookup returns the cached state of an encoded key, or nil.
-func (op *ptfOp) lookup(key []byte) *keyState {
-	for ks := op.cache[maphash.Bytes(op.seed, key)]; ks != nil; ks = ks.next {
-		if ks.key == string(key) {
+func (op *ptfOp) lookup(key string) *keyState {
+	for ks := op.cache[maphash.String(op.seed, key)]; ks != nil; ks = ks.next {
+		if ks.key == key {
 			return ks
 		}
 	}
@@ -237,7 +237,7 @@ func (op *ptfOp) lookup(key []byte) *keyState {
 // restoreKey returns the cached state of an encoded key, creating it, or
 // nil when another instance owns the key.
 func (op *ptfOp) restoreKey(key []byte) (*keyState, error) {
-	if ks := op.lookup(key); ks != nil {
+	if ks := op.lookup(string(key)); ks != nil {
 		return ks, nil
 	}
 	r, err := types.DecodeRow(key)
@@ -458,13 +458,11 @@ func (op *ptfOp) advance(input int, wm int64) error {
 }
 
 func (op *ptfOp) fire(e timerEntry) error {
-	ks := op.lookup([]byte(e.key))
+	ks := op.lookup(e.key)
 	if ks == nil {
 		return fmt.Errorf("internal: timer for unknown key")
 	}
-	op.keyBuf = append(op.keyBuf[:0], e.key...)
-	op.keyVals = append(op.keyVals[:0], ks.keyVals...)
-	op.enterKey()
+	op.curKey, op.curKS = ks.key, ks
 	op.curTimer, op.curRow = &e, nil
 	op.hasTime, op.curTime = true, e.t
 	if op.onFire != nil {
@@ -493,9 +491,14 @@ func (op *ptfOp) flush() error {
 				}
 				continue
 			}
-			b, err := s.EncodeState(ks.ents[i].val)
-			if err != nil {
-				return fmt.Errorf("encoding state %s: %w", s.StateName(), err)
+			// Entries with a TTL were encoded at the end of the call that
+			// changed them (before); others are encoded here.
+			b := ks.ents[i].before
+			if op.ttl[i] == 0 || b == nil {
+				var err error
+				if b, err = s.EncodeState(ks.ents[i].val); err != nil {
+					return fmt.Errorf("encoding state %s: %w", s.StateName(), err)
+				}
 			}
 			buf = binary.BigEndian.AppendUint64(buf[:0], uint64(ks.ents[i].wtime))
 			buf = append(buf, b...)
