@@ -27,6 +27,7 @@ type source struct {
 	// the end of its inputs.
 	pendingSyncs []*barrier
 	arena        []types.Value
+	scratch      []types.Value // the stored row of an input with computed columns
 	sinceCP      int
 }
 
@@ -277,12 +278,23 @@ func (s *source) record(ctx context.Context, rec logstore.Record) error {
 	if in.Columns != nil {
 		extra = jobgraph.MetaCount
 	}
-	n := in.Physical.Len() + extra
-	if len(s.arena) < n {
-		s.arena = make([]types.Value, 4096)
+	// Rows go downstream in slices of the arena (one allocation per 4096
+	// values). With computed or metadata columns the stored row is only an
+	// input of their expressions, so it is decoded into a scratch row.
+	take := func(n int) []types.Value {
+		if len(s.arena) < n {
+			s.arena = make([]types.Value, max(4096, n))
+		}
+		v := s.arena[:0:n]
+		s.arena = s.arena[n:]
+		return v
 	}
-	row := types.Row{Values: s.arena[:0:n]}
-	s.arena = s.arena[n:]
+	row := types.Row{}
+	if in.Columns != nil {
+		row.Values = s.scratch[:0]
+	} else {
+		row.Values = take(in.Physical.Len() + extra)
+	}
 	if in.Generator != nil {
 		row.Values = in.Generator.Row(rec.Offset, row.Values)
 	} else if err := types.DecodeRowInto(rec.Value, &row); err != nil {
@@ -290,7 +302,8 @@ func (s *source) record(ctx context.Context, rec logstore.Record) error {
 	}
 	if in.Columns != nil {
 		row.Values = append(row.Values, types.NewInt(rec.Offset), types.NewInt(int64(rec.Partition)))
-		full := make([]types.Value, len(in.Columns))
+		s.scratch = row.Values
+		full := take(len(in.Columns))[:len(in.Columns)]
 		for c, e := range in.Columns {
 			v, err := e.Eval(row.Values)
 			if err != nil {
@@ -298,7 +311,7 @@ func (s *source) record(ctx context.Context, rec logstore.Record) error {
 			}
 			full[c] = v
 		}
-		row.Values = full
+		row = types.Row{Kind: row.Kind, Values: full}
 	}
 	s.sinceCP++
 	s.job.metrics.recordsIn.Add(1)
