@@ -115,7 +115,7 @@ func (j *Job) Metrics() Metrics {
 		LastCheckpointDuration: time.Duration(j.metrics.lastCheckpointNanos.Load()),
 		LastCheckpointBytes:    j.metrics.lastCheckpointBytes.Load(),
 	}
-	if w := j.metrics.watermark.Load(); w != 0 && w != MinWatermark && w != MaxWatermark {
+	if w := j.metrics.watermark.Load(); w != MinWatermark && w != MaxWatermark {
 		m.Watermark = time.Unix(0, w).UTC()
 	}
 	return m
@@ -162,6 +162,7 @@ func Start(ctx context.Context, env Env, g *jobgraph.Job, opts Options) (*Job, e
 	}
 	par := j.parallelism()
 	j.par = par
+	j.metrics.watermark.Store(MinWatermark) // no watermark yet
 	if g.Sink.Kind == jobgraph.CollectSink {
 		j.results = make(chan types.Row, opts.ResultBuffer)
 	}
@@ -529,12 +530,6 @@ func (st *subtask) output(ctx context.Context, row types.Row) error {
 // for the commit before they go on.
 func (st *subtask) checkpoint(ctx context.Context, b *barrier) error {
 	err := st.flush()
-	if b == nil {
-		b = &barrier{done: make(chan struct{})}
-		if len(st.job.subtasks) > 1 {
-			return fmt.Errorf("internal: end of input without a barrier")
-		}
-	}
 	b.mu.Lock()
 	if err != nil && b.err == nil {
 		b.err = err

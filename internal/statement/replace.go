@@ -121,11 +121,6 @@ func compatible(old, next *engine.Outcome) (bool, string) {
 		return false, "the old statement never ran, so it has no state"
 	case old.Kind != next.Kind:
 		return false, fmt.Sprintf("the statement kind changed (%s -> %s)", old.Kind, next.Kind)
-	case old.StateSchema == "" && next.StateSchema == "":
-		if !sameKeys(old.Sources, next.Sources) {
-			return false, "the statement reads different tables, so its source positions do not apply"
-		}
-		return true, ""
 	case old.StateSchema != next.StateSchema:
 		return false, fmt.Sprintf("the process table function's uid or state types changed (old %s, new %s)", old.StateSchema, next.StateSchema)
 	case !sameKeys(old.Sources, next.Sources):
