@@ -61,7 +61,6 @@ func (e *env) await(name string, want v1.Phase) v1.Statement {
 // rows reads a table with a bounded SELECT statement through the results.
 func (e *env) rows(table string) []string {
 	e.t.Helper()
-	name := fmt.Sprintf("read-%d", time.Now().UnixNano())
 	out, err := e.eng.Execute(context.Background(), "SELECT * FROM "+table, false)
 	require.NoError(e.t, err)
 	var got []string
@@ -73,7 +72,6 @@ func (e *env) rows(table string) []string {
 		}
 		got = append(got, fmt.Sprint(r.Kind, r.Values))
 	}
-	_ = name
 	return got
 }
 
