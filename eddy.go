@@ -21,6 +21,7 @@ import (
 
 	"github.com/eddy-sql/eddy/examples"
 	"github.com/eddy-sql/eddy/internal/cli"
+	"github.com/eddy-sql/eddy/internal/devkafka"
 	"github.com/eddy-sql/eddy/internal/engine"
 	"github.com/eddy-sql/eddy/internal/server"
 	"github.com/eddy-sql/eddy/ptf"
@@ -90,10 +91,10 @@ func Run(opts ...Option) int {
 		OpenEngine: func(ctx context.Context, dataDir string) (cli.Engine, error) {
 			return engine.Open(ctx, engine.Options{DataDir: dataDir, Registry: reg})
 		},
-		Commands: server.Commands(server.CommandOptions{
+		Commands: append(server.Commands(server.CommandOptions{
 			Registry:       reg,
 			DefaultDataDir: func() (string, error) { return cli.DefaultDataDir(os.LookupEnv) },
-		}),
+		}), devkafka.Command(c.stdout, c.stderr)),
 	}, c.args)
 }
 
