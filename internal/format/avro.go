@@ -298,8 +298,9 @@ func appendBigTwos(dst []byte, x *big.Int) []byte {
 // ---- decoding ----
 
 type avroReader struct {
-	b   []byte
-	off int
+	b      []byte
+	off    int
+	budget int // array items left (schema resolution only, see spend)
 }
 
 func (r *avroReader) long(path string) (int64, error) {

@@ -1,9 +1,11 @@
 package format
 
 import (
+	"math/big"
 	"testing"
 
 	"github.com/eddy-sql/eddy/types"
+	"github.com/hamba/avro/v2"
 )
 
 func benchCodec(b *testing.B, c Codec, vals []types.Value) {
@@ -43,4 +45,60 @@ func BenchmarkJSON(b *testing.B) { benchOrder(b, "json", nil) }
 func BenchmarkAvro(b *testing.B) { benchOrder(b, "avro", nil) }
 func BenchmarkAvroConfluent(b *testing.B) {
 	benchOrder(b, "avro-confluent", map[string]string{"schema-id": "1"})
+}
+
+// BenchmarkRegistryDecode compares the avro-confluent decoders: the fast
+// decoder (records with the table's own writer schema), the compiled
+// schema resolution (a producer's writer schema without the nullable
+// unions) and, as the reference, hamba's generic resolution into
+// map[string]any (which does not even include the conversion to
+// types.Value).
+func BenchmarkRegistryDecode(b *testing.B) {
+	fake, reg := fakeRegistry(b, nil)
+	s := orderTable()
+	c := registryCodec(b, reg, "avro-confluent", s, "orders-value", true, nil)
+	vals := []types.Value{types.NewInt(101), types.NewString("PLACED"), mustDec(b, "12.34"), mustTS(b, "2026-08-01 09:00:00.123"),
+		types.NewArray([]types.Value{types.NewString("new"), types.NewString("web")}),
+		types.NewRow([]types.Value{types.NewInt(1), types.NewString("x")})}
+	own, err := c.Encode(nil, vals)
+	if err != nil {
+		b.Fatal(err)
+	}
+	writer := `{"type":"record","name":"record","namespace":"org.apache.flink.avro.generated","fields":[
+		{"name":"id","type":"long"},{"name":"name","type":"string"},
+		{"name":"amount","type":{"type":"bytes","logicalType":"decimal","precision":10,"scale":2}},
+		{"name":"ts","type":{"type":"long","logicalType":"timestamp-millis"}},
+		{"name":"tags","type":{"type":"array","items":"string"}},
+		{"name":"r","type":{"type":"record","name":"record_r","fields":[{"name":"a","type":"int"},{"name":"b","type":"string"}]}}]}`
+	_, other := produce(b, fake, "orders-value", writer, map[string]any{
+		"id": int64(101), "name": "PLACED", "amount": big.NewRat(1234, 100), "ts": vals[3].Time(),
+		"tags": []any{"new", "web"}, "r": map[string]any{"a": 1, "b": "x"}})
+	if got, err := c.Decode(other, nil); err != nil || !sameRow(got, vals) {
+		b.Fatalf("resolved: %v %v", got, err)
+	}
+	derived, _ := AvroSchema(s)
+	resolved, err := avro.NewSchemaCompatibility().Resolve(avro.MustParse(derived), avro.MustParse(writer))
+	if err != nil {
+		b.Fatal(err)
+	}
+	decode := func(b *testing.B, payload []byte) {
+		dst := make([]types.Value, 0, len(vals))
+		b.ReportAllocs()
+		for b.Loop() {
+			if dst, err = c.Decode(payload, dst[:0]); err != nil {
+				b.Fatal(err)
+			}
+		}
+	}
+	b.Run("fast", func(b *testing.B) { decode(b, own) })
+	b.Run("resolved", func(b *testing.B) { decode(b, other) })
+	b.Run("hamba-generic", func(b *testing.B) {
+		b.ReportAllocs()
+		for b.Loop() {
+			var m map[string]any
+			if err := avro.Unmarshal(resolved, other[5:], &m); err != nil {
+				b.Fatal(err)
+			}
+		}
+	})
 }

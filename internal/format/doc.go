@@ -32,12 +32,55 @@
 //     "<parent>_<field>".
 //   - avro-confluent (alias avro-registry): the avro body behind the
 //     Confluent wire header, magic byte 0 and a 4-byte big-endian schema
-//     id. Option schema-id (or avro-confluent.schema-id) is the id written
-//     by Encode; when set, Decode also requires it. Schema registry lookup
-//     is not done here; url, subject, basic-auth.*, bearer-auth.token and
-//     schema are accepted for the connector. DecodeID reports the id.
+//     id. Without a registry (New), option schema-id (or
+//     avro-confluent.schema-id) is the id written by Encode; when set,
+//     Decode also requires it; url, subject, basic-auth.*,
+//     bearer-auth.token, schema and auto.register.schemas are accepted for
+//     the connector. DecodeID reports the id. With a registry, see below.
 //   - json-registry: the json body behind the same Confluent header,
-//     handled like avro-confluent (same schema-id option).
+//     handled like avro-confluent (same options); its schema is the JSON
+//     Schema that JSONSchema derives (type "JSON").
+//
+// # Schema registry
+//
+// NewRegistryCodec builds the avro-confluent and json-registry codecs that
+// talk to a Confluent schema registry (Registry, a cached wrapper of
+// franz-go's sr.Client; NewRegistry shares one per URL and credentials in
+// the process, options basic-auth.user-info and bearer-auth.token).
+//
+// Writer schema. The codec writes the schema derived from the columns
+// (AvroSchema, JSONSchema) or the option 'schema' (for Avro it must have the
+// derived layout; record names, namespaces and docs may differ), under the
+// subject given by the caller ("<topic>-value" unless option subject). With
+// RegistryOptions.Register (sinks, CREATE TABLE) it is registered at
+// construction; registering is idempotent. Otherwise (sources) the
+// subject's latest schema is used when it matches, and the first Encode
+// registers the writer schema if it does not: a codec that only decodes
+// never registers. Option schema-id fixes the id instead (checked against
+// the registry); auto.register.schemas = false forbids registering.
+//
+// Reading avro-confluent. Records with the codec's own id, or with a writer
+// schema of the same layout (same field names, order and types; names of
+// records and documentation aside), take the fast decoder. For any other id
+// the writer schema is fetched once (cached per id, one request for
+// concurrent decoders) and Avro schema resolution is compiled for it
+// (avro_resolve.go): fields matched by name, the table's nullable columns
+// the writer lacks are NULL, writer-only fields are skipped, int/long/float
+// promotions, string<->bytes, per-branch resolution of writer unions,
+// timestamp units and decimal scales converted, record names ignored as
+// Java's ResolvingDecoder does. Reading json-registry skips the header and
+// reads the JSON body by field names; it does not look ids up.
+//
+// Bad record or broken registry. Decode returns a *Error when the record is
+// bad: wrong magic byte, short header, an id the registry does not have
+// ("unknown schema id N"; remembered for a few seconds), a writer schema that
+// is not Avro, does not parse or cannot be read as the columns, a body that
+// does not decode. It returns an error that is not a *Error when the
+// registry could not be asked (unreachable, timeout, authentication, any
+// HTTP failure other than "schema not found"); such failures are not
+// cached. Callers send *Errors to error handling and treat the others as
+// infrastructure failures (retry, or fail the job). Encode likewise returns
+// a non-*Error error when a lazy registration fails.
 //
 // Options are given without the key./value. prefix of the table DDL; the
 // "<format>." part is optional ("json.ignore-parse-errors" or

@@ -176,18 +176,23 @@ func New(name string, schema *types.Schema, opts map[string]string) (Codec, erro
 		}
 		return newConfluent("avro-confluent", inner, o)
 	default: // json-registry
-		jo := map[string]string{}
-		for _, k := range knownOptions["json"] {
-			if v, ok := o[k]; ok {
-				jo[k] = v
-			}
-		}
-		inner, err := newJSON(schema, jo)
+		inner, err := newJSON(schema, jsonOptions(o))
 		if err != nil {
 			return nil, err
 		}
 		return newConfluent("json-registry", inner, o)
 	}
+}
+
+// jsonOptions returns the json options among the options of json-registry.
+func jsonOptions(o map[string]string) map[string]string {
+	jo := map[string]string{}
+	for _, k := range knownOptions["json"] {
+		if v, ok := o[k]; ok {
+			jo[k] = v
+		}
+	}
+	return jo
 }
 
 // ConfluentMagic is the first byte of the Confluent wire format.
