@@ -11,6 +11,8 @@ func Explain(j *Job) string {
 	switch j.Sink.Kind {
 	case LogSink:
 		fmt.Fprintf(&b, "Sink(table=[%s], mode=[%s], key=%v)\n", j.Sink.Table, j.Sink.Mode, names(j.Sink.Schema.Names(), j.Sink.Key))
+	case ExternalSink:
+		fmt.Fprintf(&b, "KafkaSink(table=[%s], mode=[%s], key=%v)\n", j.Sink.Table, j.Sink.Mode, names(j.Sink.Schema.Names(), j.Sink.Key))
 	default:
 		fmt.Fprintf(&b, "Collect(mode=[%s])\n", j.Mode)
 	}
@@ -58,6 +60,10 @@ func explainInput(b *strings.Builder, indent string, in Input) {
 	wm := ""
 	if in.Watermark != nil {
 		wm = fmt.Sprintf(", watermark=[%s]", in.Watermark.Expr)
+	}
+	if in.Source != nil {
+		fmt.Fprintf(b, "%sKafkaScan(table=[%s], source=[%s], mode=[%s]%s, fields=%v)\n", indent, in.Table, in.Source.Name(), in.Mode, wm, in.Schema.Names())
+		return
 	}
 	fmt.Fprintf(b, "%sLogScan(table=[%s], partitions=[%d], mode=[%s]%s, fields=%v)\n", indent, in.Table, in.Partitions, in.Mode, wm, in.Schema.Names())
 }

@@ -1,6 +1,7 @@
 package jobgraph
 
 import (
+	"github.com/eddy-sql/eddy/internal/connector"
 	"time"
 
 	"github.com/eddy-sql/eddy/internal/expr"
@@ -57,6 +58,11 @@ type Input struct {
 	// (connector 'datagen'); Log is then empty and Partitions 1, and
 	// metadata columns see the row index as the offset.
 	Generator Generator
+	// Source, when set, is an external input (a Kafka table); Log is then
+	// the source's name and Partitions is learned when it opens.
+	Source connector.Source
+	// Errors says what to do with records Source cannot decode.
+	Errors ErrorHandling
 	// Physical is the schema of the stored rows.
 	Physical *types.Schema
 	// Columns computes the full table row (physical, computed and
@@ -104,8 +110,24 @@ type Generator interface {
 const (
 	MetaOffset = iota
 	MetaPartition
+	MetaTimestamp     // TIMESTAMP_LTZ(3): the record's timestamp
+	MetaTimestampType // STRING: NoTimestampType, CreateTime, LogAppendTime
+	MetaTopic         // STRING: the topic
+	MetaHeaders       // MAP<STRING, BYTES>
+	MetaLeaderEpoch   // INT (NULL when unknown)
+	MetaRawKey        // BYTES
+	MetaRawValue      // BYTES
 	metaCount
 )
+
+// ErrorHandling is a table's 'error-handling.mode': fail (default),
+// ignore, or log into the log table of Log (the dead-letter table).
+type ErrorHandling struct {
+	Mode      string
+	Table     string // the dead-letter table's full name
+	Log       string // its log
+	Statement string
+}
 
 // MetaCount is the number of metadata values appended to stored rows.
 const MetaCount = metaCount
@@ -166,8 +188,9 @@ type SinkKind uint8
 
 // The sink kinds.
 const (
-	CollectSink SinkKind = iota // rows go back to the client
-	LogSink                     // rows are appended to a log table
+	CollectSink  SinkKind = iota // rows go back to the client
+	LogSink                      // rows are appended to a log table
+	ExternalSink                 // rows go to External (a Kafka table)
 )
 
 // Sink is the job's output.
@@ -183,6 +206,8 @@ type Sink struct {
 	// Bucket holds the positions hashed to choose a partition.
 	Bucket []int
 	Schema *types.Schema
+	// External writes the rows of an ExternalSink.
+	External connector.Sink
 }
 
 // ChainInput is the Input of the table of a chained PTF stage: the rows of
@@ -215,4 +240,24 @@ type Job struct {
 	UpsertKey []int
 	// Parallelism of the keyed stage.
 	Parallelism int
+}
+
+// DeadLetterSchema is the schema of the table that 'error-handling.mode' =
+// 'log' writes undecodable records into (Confluent's DLQ columns).
+func DeadLetterSchema() *types.Schema {
+	ltz := types.TimestampLTZ(3)
+	return types.NewSchema(
+		types.Field{Name: "error_timestamp", Type: ltz},
+		types.Field{Name: "error_code", Type: types.String},
+		types.Field{Name: "error_reason", Type: types.String},
+		types.Field{Name: "statement_name", Type: types.String},
+		types.Field{Name: "source_table", Type: types.String},
+		types.Field{Name: "topic", Type: types.String},
+		types.Field{Name: "partition", Type: types.Int},
+		types.Field{Name: "offset", Type: types.BigInt},
+		types.Field{Name: "record_timestamp", Type: ltz},
+		types.Field{Name: "headers", Type: types.MapOf(types.String, types.Bytes)},
+		types.Field{Name: "raw_key", Type: types.Bytes},
+		types.Field{Name: "raw_value", Type: types.Bytes},
+	)
 }

@@ -2,8 +2,10 @@ package runtime
 
 import (
 	"context"
+
 	"errors"
 	"fmt"
+	"github.com/eddy-sql/eddy/internal/connector"
 	"log/slog"
 	"sync"
 	"sync/atomic"
@@ -71,6 +73,10 @@ type Job struct {
 	results      chan types.Row
 	writer       *logstore.Writer
 	writerMu     sync.Mutex
+	// dlqRows counts dead-letter rows in writer (guarded by writerMu).
+	dlqRows int
+	// ext writes the rows of an external sink.
+	ext connector.SinkWriter
 	// commitBatch assembles each checkpoint's commit (only touched by the
 	// last subtask to arrive at a barrier).
 	commitBatch *store.Batch
@@ -92,6 +98,9 @@ type jobMetrics struct {
 	lastCheckpointNanos   atomic.Int64
 	lastCheckpointBytes   atomic.Int64
 	watermark             atomic.Int64
+	// skipped counts records not read: undecodable (error-handling
+	// ignore or log) or skipped by their format.
+	skipped atomic.Int64
 }
 
 // Metrics is a snapshot of a job's counters.
@@ -102,6 +111,9 @@ type Metrics struct {
 	// batch) of the last checkpoint.
 	LastCheckpointDuration time.Duration
 	LastCheckpointBytes    int64
+	// Skipped counts input records that were not decoded (bad records
+	// under 'error-handling.mode' ignore or log).
+	Skipped int64
 	// Watermark is the highest watermark the source emitted (zero time
 	// when none yet).
 	Watermark time.Time
@@ -114,6 +126,7 @@ func (j *Job) Metrics() Metrics {
 		Checkpoints:            j.metrics.checkpoints.Load(),
 		LastCheckpointDuration: time.Duration(j.metrics.lastCheckpointNanos.Load()),
 		LastCheckpointBytes:    j.metrics.lastCheckpointBytes.Load(),
+		Skipped:                j.metrics.skipped.Load(),
 	}
 	if w := j.metrics.watermark.Load(); w != MinWatermark && w != MaxWatermark {
 		m.Watermark = time.Unix(0, w).UTC()
@@ -148,6 +161,9 @@ func Start(ctx context.Context, env Env, g *jobgraph.Job, opts Options) (*Job, e
 	if opts.ResultBuffer <= 0 {
 		opts.ResultBuffer = 1024
 	}
+	if env.Clock == nil {
+		env.Clock = SystemClock{}
+	}
 	logger := env.Logger
 	if logger == nil {
 		logger = slog.New(slog.DiscardHandler)
@@ -166,18 +182,33 @@ func Start(ctx context.Context, env Env, g *jobgraph.Job, opts Options) (*Job, e
 	if g.Sink.Kind == jobgraph.CollectSink {
 		j.results = make(chan types.Row, opts.ResultBuffer)
 	}
+	if g.Sink.Kind == jobgraph.ExternalSink {
+		// Recovery of the sink's last decided transaction comes before
+		// any source opens (docs/decisions/0008 §6.4).
+		w, err := g.Sink.External.Open(ctx, j.connectorEnv(), kvAdapter{j.env.DB})
+		if err != nil {
+			cancel()
+			return nil, fmt.Errorf("opening the output %s: %w", g.Sink.Table, err)
+		}
+		j.ext = w
+	}
+	fail := func(err error) (*Job, error) {
+		cancel()
+		if j.ext != nil {
+			j.ext.Close()
+		}
+		return nil, err
+	}
 	for i := 0; i < par; i++ {
 		st, err := j.newSubtask(i)
 		if err != nil {
-			cancel()
-			return nil, err
+			return fail(err)
 		}
 		j.subtasks = append(j.subtasks, st)
 	}
 	src, err := newSource(j)
 	if err != nil {
-		cancel()
-		return nil, err
+		return fail(err)
 	}
 	j.ticker = time.NewTicker(opts.CheckpointInterval)
 	j.tick = j.ticker.C
@@ -210,6 +241,9 @@ func Start(ctx context.Context, env Env, g *jobgraph.Job, opts Options) (*Job, e
 		defer j.wg.Done()
 		keyed.Wait()
 		j.ticker.Stop()
+		if j.ext != nil {
+			j.ext.Close()
+		}
 		if j.results != nil {
 			close(j.results)
 		}
@@ -284,6 +318,8 @@ func (j *Job) newSubtask(i int) (*subtask, error) {
 		st.sink = &collectSink{out: j.results}
 	case jobgraph.LogSink:
 		st.sink = newLogSink(&j.graph.Sink, j.writer, &j.writerMu)
+	case jobgraph.ExternalSink:
+		st.sink = extSink{j.ext}
 	}
 	if j.graph.PTF != nil {
 		ns := j.opts.ID + "/ptf/" + j.graph.PTF.UID
@@ -298,7 +334,7 @@ func (j *Job) newSubtask(i int) (*subtask, error) {
 		}
 		// A log sink encodes each row at once, so the host can reuse its
 		// output buffer; a collect sink (or a chained call) keeps the rows.
-		st.ptf.reuseOut = j.graph.Sink.Kind == jobgraph.LogSink && len(j.graph.Chain) == 0
+		st.ptf.reuseOut = j.graph.Sink.Kind != jobgraph.CollectSink && len(j.graph.Chain) == 0
 		for k, c := range j.graph.Chain {
 			next := k + 1
 			emit := func(row types.Row) error { return st.feed(next, row) }
@@ -306,7 +342,7 @@ func (j *Job) newSubtask(i int) (*subtask, error) {
 			if err != nil {
 				return nil, err
 			}
-			op.reuseOut = j.graph.Sink.Kind == jobgraph.LogSink && next == len(j.graph.Chain)
+			op.reuseOut = j.graph.Sink.Kind != jobgraph.CollectSink && next == len(j.graph.Chain)
 			st.chain = append(st.chain, op)
 		}
 	}
@@ -576,10 +612,20 @@ func (st *subtask) flush() error {
 // the sink output. Every subtask is blocked in checkpoint meanwhile.
 func (j *Job) commit(positions []logstore.Position) error {
 	if j.opts.Bounded && j.graph.Sink.Kind == jobgraph.CollectSink {
-		// A snapshot query keeps no state once it has printed.
+		// A snapshot query keeps no state once it has printed, but the
+		// dead-letter rows of bad records it skipped are kept.
 		for _, st := range j.subtasks {
 			st.batch.Reset()
 		}
+		j.writerMu.Lock()
+		defer j.writerMu.Unlock()
+		if j.dlqRows == 0 {
+			return nil
+		}
+		if err := j.env.Logs.Commit(j.writer, j.env.DB.NewWriteBatch(), true); err != nil {
+			return fmt.Errorf("checkpoint: committing dead-letter rows: %w", err)
+		}
+		j.dlqRows = 0
 		return nil
 	}
 	// Assemble the commit in an unindexed batch: the sink's records need no
@@ -601,6 +647,14 @@ func (j *Job) commit(positions []logstore.Position) error {
 		return err
 	}
 	start := j.env.Clock.Now()
+	if j.ext != nil {
+		// Flush the external output and record its transaction in this
+		// batch: committing the batch decides the transaction.
+		if err := j.ext.Prepare(j.ctx, first); err != nil {
+			first.Reset()
+			return fmt.Errorf("checkpoint: %w", err)
+		}
+	}
 	size := int64(first.Len())
 	j.writerMu.Lock()
 	defer j.writerMu.Unlock()
@@ -609,6 +663,12 @@ func (j *Job) commit(positions []logstore.Position) error {
 	if err := j.env.Logs.Commit(j.writer, first, true); err != nil {
 		first.Reset()
 		return fmt.Errorf("checkpoint: committing: %w", err)
+	}
+	j.dlqRows = 0
+	if j.ext != nil {
+		if err := j.ext.Commit(j.ctx); err != nil {
+			return fmt.Errorf("checkpoint: %w", err)
+		}
 	}
 	j.metrics.checkpoints.Add(1)
 	j.metrics.lastCheckpointNanos.Store(int64(j.env.Clock.Now().Sub(start)))

@@ -6,6 +6,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/eddy-sql/eddy/internal/connector"
 	"github.com/eddy-sql/eddy/internal/logstore"
 	"github.com/eddy-sql/eddy/internal/state"
 	"github.com/eddy-sql/eddy/internal/store"
@@ -85,5 +86,36 @@ func DeleteJobData(b *store.Batch, jobID string, namespaces []string) error {
 	if err := b.Delete(key); err != nil {
 		return fmt.Errorf("deleting checkpoint of job %s: %w", jobID, err)
 	}
+	sinks := sinkPrefix(jobID)
+	end := append(append([]byte{}, sinks[:len(sinks)-1]...), sinks[len(sinks)-1]+1)
+	if err := b.DeleteRange(sinks, end); err != nil {
+		return fmt.Errorf("deleting sink markers of job %s: %w", jobID, err)
+	}
 	return nil
+}
+
+// sinkPrefix is where a job's external sinks keep their transaction
+// markers and output copies.
+func sinkPrefix(jobID string) []byte {
+	return append([]byte{store.PrefixCheckpoint}, "sink/"+jobID+"/"...)
+}
+
+// connectorEnv is what the job's connectors get.
+func (j *Job) connectorEnv() connector.Env {
+	return connector.Env{Logger: j.logger, Now: j.env.Clock.Now, Job: j.opts.ID, KeyPrefix: sinkPrefix(j.opts.ID)}
+}
+
+// kvAdapter gives connectors read access to committed checkpoints and
+// synced commits of their own.
+type kvAdapter struct{ db *store.DB }
+
+func (a kvAdapter) Get(key []byte) ([]byte, bool, error) { return a.db.Get(key) }
+
+func (a kvAdapter) Commit(fn func(connector.Batch) error) error {
+	b := a.db.NewBatch()
+	defer b.Close()
+	if err := fn(b); err != nil {
+		return err
+	}
+	return b.Commit(true)
 }

@@ -4,6 +4,7 @@ import (
 	"context"
 	"sync"
 
+	"github.com/eddy-sql/eddy/internal/connector"
 	"github.com/eddy-sql/eddy/internal/jobgraph"
 	"github.com/eddy-sql/eddy/internal/logstore"
 	"github.com/eddy-sql/eddy/types"
@@ -72,3 +73,8 @@ func (s *logSink) write(_ context.Context, row types.Row) error {
 	s.mu.Unlock()
 	return nil
 }
+
+// extSink hands rows to an external sink's writer.
+type extSink struct{ w connector.SinkWriter }
+
+func (s extSink) write(ctx context.Context, row types.Row) error { return s.w.Write(ctx, row) }

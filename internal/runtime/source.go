@@ -4,6 +4,8 @@ import (
 	"context"
 	"fmt"
 
+	"github.com/eddy-sql/eddy/internal/connector"
+
 	"github.com/eddy-sql/eddy/internal/jobgraph"
 	"github.com/eddy-sql/eddy/internal/logstore"
 	"github.com/eddy-sql/eddy/types"
@@ -29,6 +31,10 @@ type source struct {
 	arena        []types.Value
 	scratch      []types.Value // the stored row of an input with computed columns
 	sinceCP      int
+	// mix reads the external (Kafka) inputs, nil without any.
+	mix *mixReader
+	// dlq is the encoding buffer of dead-letter rows.
+	dlq []byte
 }
 
 func newSource(j *Job) (*source, error) {
@@ -40,8 +46,8 @@ func newSource(j *Job) (*source, error) {
 		}
 		s.wm = append(s.wm, w)
 		s.inWM = append(s.inWM, MinWatermark)
-		if in.Generator != nil {
-			continue // generated inputs are read by a genReader (generate.go)
+		if in.Generator != nil || in.Source != nil {
+			continue // generated and external inputs have their own readers (generate.go, external.go)
 		}
 		s.inputOf[in.Log] = i
 		for p := range w {
@@ -51,7 +57,7 @@ func newSource(j *Job) (*source, error) {
 	if j.opts.Bounded {
 		s.targets = map[logstore.Position]int64{}
 		for _, in := range s.inputs {
-			if in.Generator != nil {
+			if in.Generator != nil || in.Source != nil {
 				continue
 			}
 			ends, err := j.env.Logs.EndOffsets(in.Log)
@@ -83,7 +89,13 @@ func newSource(j *Job) (*source, error) {
 		}
 		s.reader = r
 	}
+	if err := s.openExternal(j.ctx); err != nil {
+		return nil, err
+	}
 	if err := s.openGenerators(); err != nil {
+		if s.mix != nil {
+			s.mix.close()
+		}
 		return nil, err
 	}
 	return s, nil
@@ -154,6 +166,9 @@ func (s *source) barrier(ctx context.Context, b *barrier) error {
 
 // run reads until the end of a bounded input or until ctx is done.
 func (s *source) run(ctx context.Context) error {
+	if s.mix != nil {
+		defer s.mix.close()
+	}
 	s.batches = make([][]event, len(s.job.subtasks))
 	for i := range s.batches {
 		s.batches[i] = make([]event, 0, batchSize)
@@ -199,7 +214,10 @@ func (s *source) run(ctx context.Context) error {
 		// Caught up with everything committed so far. A continuous job
 		// whose inputs are all bounded generated tables ends when they do
 		// (a statement over them completes).
-		if (s.targets != nil && s.reachedTargets()) || s.allGeneratedClosed() {
+		if err := s.closeFinished(ctx); err != nil {
+			return err
+		}
+		if (s.targets != nil && s.reachedTargets()) || s.allInputsClosed() {
 			for i := range s.inputs {
 				if err := s.add(ctx, event{kind: evWatermark, input: i, wm: MaxWatermark}); err != nil {
 					return err
@@ -224,6 +242,9 @@ func (s *source) run(ctx context.Context) error {
 				}
 			}
 			s.pendingSyncs = s.pendingSyncs[:0]
+			if s.mix != nil {
+				s.mix.synced()
+			}
 			continue
 		}
 		if err := s.idle(ctx); err != nil {
@@ -261,8 +282,17 @@ func (s *source) idle(ctx context.Context) error {
 			// the end again (run sends pending syncs when it is).
 			s.pendingSyncs = append(s.pendingSyncs, b)
 			s.syncGenerated()
+			if s.mix != nil {
+				if err := s.mix.sync(ctx); err != nil {
+					return err
+				}
+			}
 			return nil
 		case <-s.job.tick:
+			if err := s.checkIdle(ctx); err != nil {
+				stop()
+				return err
+			}
 			if s.sinceCP > 0 {
 				stop()
 				return s.barrier(ctx, s.job.newBarrier())
@@ -295,13 +325,29 @@ func (s *source) record(ctx context.Context, rec logstore.Record) error {
 	} else {
 		row.Values = take(in.Physical.Len() + extra)
 	}
-	if in.Generator != nil {
+	var ext *connector.Record
+	switch {
+	case in.Generator != nil:
 		row.Values = in.Generator.Row(rec.Offset, row.Values)
-	} else if err := types.DecodeRowInto(rec.Value, &row); err != nil {
-		return fmt.Errorf("decoding record %s/%d@%d: %w", in.Table, rec.Partition, rec.Offset, err)
+	case in.Source != nil:
+		ext = &s.mix.cur
+		vals, kind, err := in.Source.Decode(ext, row.Values)
+		if err != nil {
+			return s.badRecord(in, ext, err)
+		}
+		if vals == nil {
+			s.job.metrics.skipped.Add(1)
+			return nil
+		}
+		row.Values, row.Kind = vals, kind
+		s.mix.curExt.lastActive[ext.Partition] = s.job.env.Clock.Now().UnixNano()
+	default:
+		if err := types.DecodeRowInto(rec.Value, &row); err != nil {
+			return fmt.Errorf("decoding record %s/%d@%d: %w", in.Table, rec.Partition, rec.Offset, err)
+		}
 	}
 	if in.Columns != nil {
-		row.Values = append(row.Values, types.NewInt(rec.Offset), types.NewInt(int64(rec.Partition)))
+		row.Values = appendMeta(row.Values, rec, ext, in)
 		s.scratch = row.Values
 		full := take(len(in.Columns))[:len(in.Columns)]
 		for c, e := range in.Columns {
@@ -329,20 +375,7 @@ func (s *source) record(ctx context.Context, rec logstore.Record) error {
 		return nil
 	}
 	s.wm[i][rec.Partition] = v.Int()
-	// The input's watermark is the minimum over partitions that have
-	// produced one (partitions without data do not hold it back).
-	min := MaxWatermark
-	for _, w := range s.wm[i] {
-		if w != MinWatermark && w < min {
-			min = w
-		}
-	}
-	if min > s.inWM[i] {
-		s.inWM[i] = min
-		s.job.metrics.watermark.Store(min)
-		return s.add(ctx, event{kind: evWatermark, input: i, wm: min})
-	}
-	return nil
+	return s.emitWatermark(ctx, i)
 }
 
 // inputReader is what the source reads from: a merged reader over log
@@ -363,17 +396,26 @@ func (noInput) Wait(ctx context.Context) error {
 	return ctx.Err()
 }
 
-// allGeneratedClosed reports whether every input of a continuous job is a
-// generated table that has emitted its last row.
-func (s *source) allGeneratedClosed() bool {
-	r, ok := s.reader.(*genReader)
-	if !ok || s.targets != nil || len(r.gens) != len(s.inputs) {
+// allInputsClosed reports whether every input of a continuous job is a
+// bounded generated or external table that has emitted its last row.
+func (s *source) allInputsClosed() bool {
+	if s.targets != nil || len(s.inputs) == 0 {
 		return false
 	}
-	for _, g := range r.gens {
-		if !g.closed {
-			return false
+	closed := 0
+	if r, ok := s.reader.(*genReader); ok {
+		for _, g := range r.gens {
+			if g.closed {
+				closed++
+			}
 		}
 	}
-	return true
+	if s.mix != nil {
+		for _, e := range s.mix.ext {
+			if e.closed {
+				closed++
+			}
+		}
+	}
+	return closed == len(s.inputs)
 }

@@ -8,6 +8,7 @@ import (
 
 	"github.com/eddy-sql/eddy/internal/catalog"
 	"github.com/eddy-sql/eddy/internal/connector/datagen"
+	"github.com/eddy-sql/eddy/internal/connector/kafka"
 	"github.com/eddy-sql/eddy/internal/sql/ast"
 	"github.com/eddy-sql/eddy/internal/sqlerr"
 	"github.com/eddy-sql/eddy/types"
@@ -15,7 +16,7 @@ import (
 
 // connectors this version can run. Tables without 'connector' are Eddy
 // log tables.
-var knownConnectors = map[string]bool{datagen.Identifier: true}
+var knownConnectors = map[string]bool{datagen.Identifier: true, kafka.Kafka: true, kafka.UpsertKafka: true}
 
 // TableFromDDL builds a catalog table from CREATE TABLE. For CREATE TABLE
 // AS SELECT, query is the schema of the query (its columns come first).
@@ -56,6 +57,11 @@ func (p *Planner) TableFromDDL(ct *ast.CreateTable, query *types.Schema) (*catal
 	}
 	if t.Connector() == datagen.Identifier {
 		if err := p.checkDatagen(t, ct); err != nil {
+			return nil, err
+		}
+	}
+	if kafka.IsConnector(t.Connector()) {
+		if _, err := p.KafkaConfig(t, ct); err != nil {
 			return nil, err
 		}
 	}
@@ -146,7 +152,11 @@ func (p *Planner) addColumns(t *catalog.Table, ct *ast.CreateTable) error {
 				key = c.MetadataKey.Value
 				col.MetadataKey = key
 			}
-			if t.Options["connector"] == "" && key != "offset" && key != "partition" {
+			if kafka.IsConnector(t.Connector()) {
+				if err := checkKafkaColumn(c, key); err != nil {
+					return err
+				}
+			} else if t.Options["connector"] == "" && key != "offset" && key != "partition" {
 				return errAt(c.Pos(), sqlerr.InvalidOption, "Unknown metadata key '%s' for an Eddy log table", key).
 					WithHint("log tables provide 'offset' (BIGINT) and 'partition' (INT)")
 			}

@@ -5,6 +5,7 @@ import (
 	"strings"
 
 	"github.com/eddy-sql/eddy/internal/catalog"
+	"github.com/eddy-sql/eddy/internal/connector/kafka"
 	"github.com/eddy-sql/eddy/internal/expr"
 	"github.com/eddy-sql/eddy/internal/jobgraph"
 	"github.com/eddy-sql/eddy/internal/sql/ast"
@@ -16,7 +17,7 @@ import (
 // targetColumns maps an INSERT column list to positions in the target's
 // physical schema (all of them, in order, without a list).
 func targetColumns(t *catalog.Table, cols []*ast.Ident) ([]int, error) {
-	phys := t.PhysicalSchema()
+	phys := writable(t)
 	if len(cols) == 0 {
 		out := make([]int, phys.Len())
 		for i := range out {
@@ -44,7 +45,7 @@ func (p *Planner) PlanValues(t *catalog.Table, cols []*ast.Ident, v *ast.Values)
 	if err != nil {
 		return nil, err
 	}
-	phys := t.PhysicalSchema()
+	phys := writable(t)
 	rows := make([]types.Row, 0, len(v.Rows))
 	for _, r := range v.Rows {
 		if len(r.Values) != len(target) {
@@ -103,8 +104,17 @@ func requiredFor(t *catalog.Table) ptf.ChangelogMode {
 // PlanInsert plans INSERT INTO t [(cols)] query (also the insert of CREATE
 // TABLE AS SELECT).
 func (p *Planner) PlanInsert(t *catalog.Table, cols []*ast.Ident, q ast.Query, pos sqlerr.Pos) (*QueryPlan, error) {
-	if c := t.Connector(); c != "" {
-		return nil, errAt(pos, sqlerr.Unsupported, "Table '%s' uses connector '%s', which this version of Eddy cannot write yet", t.Name, c)
+	var ext *kafka.Sink
+	switch c := t.Connector(); {
+	case c == "":
+	case kafka.IsConnector(c):
+		s, err := p.kafkaSink(t)
+		if err != nil {
+			return nil, err
+		}
+		ext = s
+	default:
+		return nil, errAt(pos, sqlerr.Unsupported, "Table '%s' uses connector '%s', which this version of Eddy cannot write", t.Name, c)
 	}
 	target, err := targetColumns(t, cols)
 	if err != nil {
@@ -117,7 +127,7 @@ func (p *Planner) PlanInsert(t *catalog.Table, cols []*ast.Ident, q ast.Query, p
 	if err != nil {
 		return nil, err
 	}
-	phys := t.PhysicalSchema()
+	phys := writable(t)
 	if len(f.sc.cols) != len(target) {
 		return nil, errAt(q.Pos(), sqlerr.InvalidArgument, "Column count mismatch: the query returns %d columns (%s), but %d are written into %s (%s)",
 			len(f.sc.cols), strings.Join(f.sc.names(), ", "), len(target), t.Name, strings.Join(pick(phys.Names(), target), ", "))
@@ -164,6 +174,9 @@ func (p *Planner) PlanInsert(t *catalog.Table, cols []*ast.Ident, q ast.Query, p
 	job.Sink = jobgraph.Sink{
 		Kind: jobgraph.LogSink, Table: t.FullName(), Log: t.Log, Partitions: t.Buckets(),
 		Mode: sinkMode, Key: pk, Bucket: bucket, Schema: phys,
+	}
+	if ext != nil {
+		job.Sink.Kind, job.Sink.Log, job.Sink.External = jobgraph.ExternalSink, "", ext
 	}
 	job.Mode, job.UpsertKey = f.mode, pk
 	return &QueryPlan{Job: job, Schema: phys, Mode: f.mode, Key: pk}, nil

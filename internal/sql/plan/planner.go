@@ -8,6 +8,7 @@ import (
 
 	"github.com/eddy-sql/eddy/internal/catalog"
 	"github.com/eddy-sql/eddy/internal/connector/datagen"
+	"github.com/eddy-sql/eddy/internal/connector/kafka"
 	"github.com/eddy-sql/eddy/internal/expr"
 	"github.com/eddy-sql/eddy/internal/jobgraph"
 	"github.com/eddy-sql/eddy/internal/sql/ast"
@@ -168,6 +169,22 @@ func (p *Planner) addInput(job *jobgraph.Job, t *catalog.Table, pos sqlerr.Pos) 
 			return 0, datagenError(err, pos)
 		}
 		in.Log, in.Partitions, in.Generator = "", 1, gen
+	case kafka.Kafka, kafka.UpsertKafka:
+		cfg, err := p.KafkaConfig(t, nil)
+		if err != nil {
+			return 0, err
+		}
+		src := kafka.NewSource(cfg)
+		in.Source, in.Log, in.Partitions = src, src.Name(), 1
+		in.Errors = jobgraph.ErrorHandling{Mode: cfg.ErrorMode}
+		if cfg.ErrorMode == "log" {
+			dlq, ok := p.Catalog.Table(t.Catalog, t.Database, cfg.ErrorTarget)
+			if !ok {
+				return 0, errAt(pos, sqlerr.UnknownTable, "The dead-letter table '%s' of %s does not exist", cfg.ErrorTarget, t.Name).
+					WithHint("it is created with the table; create it again or set 'error-handling.log.target'")
+			}
+			in.Errors.Table, in.Errors.Log = dlq.FullName(), dlq.Log
+		}
 	default:
 		return 0, errAt(pos, sqlerr.Unsupported, "Table '%s' uses connector '%s', which this version of Eddy cannot read yet", t.Name, c).
 			WithHint("tables without a 'connector' option are Eddy log tables and work everywhere")
@@ -226,12 +243,11 @@ func tableColumns(t *catalog.Table) ([]expr.Expr, error) {
 			if key == "" {
 				key = c.Name
 			}
-			idx := phys.Len() + jobgraph.MetaOffset
-			mt := types.BigInt.NonNull()
-			if key == "partition" {
-				idx, mt = phys.Len()+jobgraph.MetaPartition, types.Int.NonNull()
+			m, ok := kafkaMeta[key]
+			if !ok {
+				return nil, fmt.Errorf("table %s: unknown metadata key %q", t.Name, key)
 			}
-			x, err := expr.Col(idx, key, mt)
+			x, err := expr.Col(phys.Len()+m.index, key, m.typ)
 			if err != nil {
 				return nil, err
 			}

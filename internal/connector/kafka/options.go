@@ -1,0 +1,704 @@
+package kafka
+
+import (
+	"crypto/tls"
+	"crypto/x509"
+	"fmt"
+	"os"
+	"regexp"
+	"sort"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/eddy-sql/eddy/internal/format"
+	"github.com/eddy-sql/eddy/internal/sqlerr"
+	"github.com/eddy-sql/eddy/types"
+	"github.com/twmb/franz-go/pkg/kgo"
+	"github.com/twmb/franz-go/pkg/sasl/plain"
+	"github.com/twmb/franz-go/pkg/sasl/scram"
+)
+
+// The values of 'connector'.
+const (
+	Kafka       = "kafka"
+	UpsertKafka = "upsert-kafka"
+)
+
+// IsConnector reports whether a 'connector' value names this package's
+// connectors.
+func IsConnector(c string) bool { return c == Kafka || c == UpsertKafka }
+
+// Table is what the connector needs to know of a table.
+type Table struct {
+	// Name is the table's full name (catalog.database.table).
+	Name string
+	// Columns are the physical columns, in order.
+	Columns []types.Field
+	// PrimaryKey and Distribution are column indexes into Columns.
+	PrimaryKey   []int
+	Distribution []int
+	// Buckets is the DISTRIBUTED INTO count, 0 when not given.
+	Buckets int
+	Options map[string]string
+	// Defaults are engine settings used when an option is absent:
+	// "eddy.kafka.bootstrap.servers" and "eddy.schema-registry.url".
+	Defaults map[string]string
+}
+
+// Startup modes and bounded modes.
+const (
+	Earliest  = "earliest-offset"
+	Latest    = "latest-offset"
+	Group     = "group-offsets"
+	Timestamp = "timestamp"
+	Specific  = "specific-offsets"
+	Unbounded = "unbounded"
+)
+
+// Delivery guarantees of a sink.
+const (
+	None        = "none"
+	AtLeastOnce = "at-least-once"
+	ExactlyOnce = "exactly-once"
+)
+
+// Position says where reading starts or stops.
+type Position struct {
+	Mode        string
+	TimestampMs int64
+	Offsets     map[int32]int64 // specific-offsets
+}
+
+// Config is a table's validated options.
+type Config struct {
+	Table     Table
+	Connector string
+	Topic     string
+	Bootstrap []string
+	// Client holds the kgo options built from properties.* (security,
+	// client id, ...).
+	Client        []kgo.Opt
+	GroupID       string
+	ReadCommitted bool
+
+	KeyFormat, ValueFormat   string
+	KeyOptions, ValueOptions map[string]string
+	// KeyFields are the columns in the key; ValueFields those in the value.
+	KeyFields, ValueFields []int
+	KeyPrefix              string
+	Changelog              string // append | retract | upsert
+
+	Startup, Bounded Position
+	IdleTimeout      time.Duration
+
+	Partitioner        string
+	Delivery           string
+	TransactionPrefix  string
+	TransactionTimeout time.Duration
+
+	ErrorMode, ErrorTarget string
+	CreateTopic            bool
+	Partitions             int // partitions when creating the topic
+	CleanupPolicy          string
+	RetentionMs            string
+	RegistryURL            string
+}
+
+// OptionError is a validation error about one option; the planner uses
+// Key to point at the option in the DDL.
+type OptionError struct {
+	Key string
+	Err *sqlerr.Error
+}
+
+func (e *OptionError) Error() string { return e.Err.Error() }
+func (e *OptionError) Unwrap() error { return e.Err }
+
+// WithHint adds a hint to the error.
+func (e *OptionError) WithHint(format string, args ...any) *OptionError {
+	e.Err.WithHint(format, args...)
+	return e
+}
+
+func optionError(key, format string, args ...any) *OptionError {
+	return &OptionError{Key: key, Err: sqlerr.Newf(sqlerr.InvalidOption, format, args...)}
+}
+
+// topLevel lists the connector's own options (besides properties.*,
+// key.<format>.* and value.<format>.*).
+var topLevel = []string{
+	"connector", "topic", "properties.bootstrap.servers", "format", "key.format", "key.fields", "key.fields-prefix",
+	"value.format", "value.fields-include", "changelog.mode", "scan.startup.mode", "scan.startup.timestamp-millis",
+	"scan.startup.specific-offsets", "scan.bounded.mode", "scan.bounded.timestamp-millis", "scan.bounded.specific-offsets",
+	"scan.watermark.idle-timeout", "sink.partitioner", "sink.delivery-guarantee", "sink.transactional-id-prefix",
+	"sink.parallelism", "scan.parallelism", "scan.topic-partition-discovery.interval",
+	"error-handling.mode", "error-handling.log.target", "eddy.topic.create", "kafka.cleanup-policy", "kafka.retention.time",
+	"kafka.consumer.isolation-level", "kafka.producer.compression.type",
+}
+
+// properties lists the Kafka client properties Eddy maps to franz-go.
+var properties = []string{
+	"bootstrap.servers", "security.protocol", "sasl.mechanism", "sasl.jaas.config", "sasl.username", "sasl.password",
+	"ssl.ca.location", "ssl.certificate.location", "ssl.key.location", "ssl.endpoint.identification.algorithm",
+	"client.id", "group.id", "isolation.level", "transaction.timeout.ms", "compression.type", "linger.ms",
+	"auto.offset.reset", "request.timeout.ms",
+}
+
+// Parse validates a Kafka table's options.
+func Parse(t Table) (*Config, error) {
+	o := t.Options
+	c := &Config{Table: t, Connector: strings.ToLower(o["connector"]), KeyOptions: map[string]string{}, ValueOptions: map[string]string{}}
+	if !IsConnector(c.Connector) {
+		return nil, optionError("connector", "'connector' = '%s' is not a Kafka connector", o["connector"])
+	}
+	if err := checkKeys(o); err != nil {
+		return nil, err
+	}
+	c.Topic = o["topic"]
+	if c.Topic == "" {
+		return nil, optionError("topic", "Table '%s' needs the option 'topic'", t.Name).
+			WithHint("add 'topic' = '<name>' to WITH (...)")
+	}
+	if strings.ContainsAny(c.Topic, ";, ") {
+		return nil, optionError("topic", "'topic' = '%s': one topic name is expected (topic lists are not supported)", c.Topic)
+	}
+	bs := o["properties.bootstrap.servers"]
+	if bs == "" {
+		bs = t.Defaults["eddy.kafka.bootstrap.servers"]
+	}
+	if bs == "" {
+		return nil, optionError("properties.bootstrap.servers", "Table '%s' needs 'properties.bootstrap.servers'", t.Name).
+			WithHint("add 'properties.bootstrap.servers' = 'host:9092' (for a local broker run `eddy dev kafka`)")
+	}
+	for _, s := range strings.Split(bs, ",") {
+		if s = strings.TrimSpace(s); s != "" {
+			c.Bootstrap = append(c.Bootstrap, s)
+		}
+	}
+	if err := c.parseProperties(o); err != nil {
+		return nil, err
+	}
+	if err := c.parseFormats(o); err != nil {
+		return nil, err
+	}
+	if err := c.parseKeys(o); err != nil {
+		return nil, err
+	}
+	var err error
+	if c.Startup, err = parsePosition(o, "scan.startup", Earliest, []string{Earliest, Latest, Group, Timestamp, Specific}); err != nil {
+		return nil, err
+	}
+	if c.Startup.Mode == Group && c.GroupID == "" {
+		return nil, optionError("scan.startup.mode", "'scan.startup.mode' = 'group-offsets' needs 'properties.group.id'")
+	}
+	if c.Bounded, err = parsePosition(o, "scan.bounded", Unbounded, []string{Unbounded, Latest, Group, Timestamp, Specific}); err != nil {
+		return nil, err
+	}
+	if c.Bounded.Mode == Group && c.GroupID == "" {
+		return nil, optionError("scan.bounded.mode", "'scan.bounded.mode' = 'group-offsets' needs 'properties.group.id'")
+	}
+	if v := o["scan.watermark.idle-timeout"]; v != "" {
+		if c.IdleTimeout, err = types.ParseDuration(v); err != nil || c.IdleTimeout <= 0 {
+			return nil, optionError("scan.watermark.idle-timeout", "'scan.watermark.idle-timeout' = '%s' is not a positive duration", v).
+				WithHint("write a duration such as '30 s' or '5 min'")
+		}
+	}
+	if c.Partitioner, err = oneOf(o, "sink.partitioner", "default", "default", "fixed", "round-robin"); err != nil {
+		return nil, err
+	}
+	if c.Delivery, err = oneOf(o, "sink.delivery-guarantee", ExactlyOnce, ExactlyOnce, AtLeastOnce, None); err != nil {
+		return nil, err
+	}
+	c.TransactionPrefix = o["sink.transactional-id-prefix"]
+	if c.TransactionTimeout == 0 {
+		c.TransactionTimeout = 60 * time.Second
+	}
+	if c.ErrorMode, err = oneOf(o, "error-handling.mode", "fail", "fail", "ignore", "log"); err != nil {
+		return nil, err
+	}
+	c.ErrorTarget = o["error-handling.log.target"]
+	if c.ErrorTarget == "" {
+		c.ErrorTarget = "error_log"
+	}
+	c.CreateTopic = true
+	if v, ok := o["eddy.topic.create"]; ok {
+		switch strings.ToLower(v) {
+		case "true":
+		case "false":
+			c.CreateTopic = false
+		default:
+			return nil, optionError("eddy.topic.create", "'eddy.topic.create' must be true or false, not '%s'", v)
+		}
+	}
+	c.Partitions = t.Buckets
+	c.CleanupPolicy = o["kafka.cleanup-policy"]
+	if c.CleanupPolicy == "" {
+		c.CleanupPolicy = "delete"
+		if c.Connector == UpsertKafka {
+			c.CleanupPolicy = "compact"
+		}
+	}
+	if v := o["kafka.retention.time"]; v != "" {
+		d, err := types.ParseDuration(v)
+		if err != nil {
+			return nil, optionError("kafka.retention.time", "'kafka.retention.time' = '%s' is not a duration", v)
+		}
+		c.RetentionMs = strconv.FormatInt(d.Milliseconds(), 10)
+	}
+	return c, nil
+}
+
+func checkKeys(o map[string]string) error {
+	keys := make([]string, 0, len(o))
+	for k := range o {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	for _, k := range keys {
+		switch {
+		case contains(topLevel, k):
+		case strings.HasPrefix(k, "properties."):
+			p := strings.TrimPrefix(k, "properties.")
+			if !contains(properties, p) {
+				e := optionError(k, "Unsupported Kafka client property '%s'", k)
+				if s := suggest(p, properties); s != "" {
+					return e.WithHint("did you mean 'properties.%s'? Supported: %s", s, strings.Join(properties, ", "))
+				}
+				return e.WithHint("supported properties: %s", strings.Join(properties, ", "))
+			}
+		case strings.HasPrefix(k, "key.") || strings.HasPrefix(k, "value."):
+			// key.<format>.<option>, value.<format>.<option>: checked by the format.
+		default:
+			e := optionError(k, "Unknown option '%s' for a Kafka table", k)
+			if s := suggest(k, topLevel); s != "" {
+				e.WithHint("did you mean '%s'?", s)
+			}
+			return e
+		}
+	}
+	return nil
+}
+
+func contains(list []string, s string) bool {
+	for _, x := range list {
+		if x == s {
+			return true
+		}
+	}
+	return false
+}
+
+func suggest(s string, known []string) string {
+	best, bd := "", 4
+	for _, k := range known {
+		if d := sqlerr.Distance(s, k); d < bd {
+			best, bd = k, d
+		}
+	}
+	return best
+}
+
+func oneOf(o map[string]string, key, def string, values ...string) (string, error) {
+	v := strings.ToLower(strings.TrimSpace(o[key]))
+	if v == "" {
+		return def, nil
+	}
+	if !contains(values, v) {
+		return "", optionError(key, "'%s' = '%s' is not valid", key, o[key]).WithHint("use one of: %s", strings.Join(values, ", "))
+	}
+	return v, nil
+}
+
+var specificRe = regexp.MustCompile(`^partition:(\d+),offset:(\d+)$`)
+
+func parsePosition(o map[string]string, prefix, def string, modes []string) (Position, error) {
+	var p Position
+	var err error
+	if p.Mode, err = oneOf(o, prefix+".mode", def, modes...); err != nil {
+		return p, err
+	}
+	switch p.Mode {
+	case Timestamp:
+		key := prefix + ".timestamp-millis"
+		v := o[key]
+		if v == "" {
+			return p, optionError(key, "'%s.mode' = 'timestamp' needs '%s'", prefix, key)
+		}
+		if p.TimestampMs, err = strconv.ParseInt(v, 10, 64); err != nil || p.TimestampMs < 0 {
+			return p, optionError(key, "'%s' = '%s' is not a timestamp in milliseconds", key, v)
+		}
+	case Specific:
+		key := prefix + ".specific-offsets"
+		v := o[key]
+		if v == "" {
+			return p, optionError(key, "'%s.mode' = 'specific-offsets' needs '%s'", prefix, key).
+				WithHint("write '%s' = 'partition:0,offset:42;partition:1,offset:300'", key)
+		}
+		p.Offsets = map[int32]int64{}
+		for _, part := range strings.Split(v, ";") {
+			m := specificRe.FindStringSubmatch(strings.TrimSpace(part))
+			if m == nil {
+				return p, optionError(key, "'%s': cannot read '%s'", key, part).
+					WithHint("write 'partition:0,offset:42;partition:1,offset:300'")
+			}
+			pp, _ := strconv.ParseInt(m[1], 10, 32)
+			off, _ := strconv.ParseInt(m[2], 10, 64)
+			p.Offsets[int32(pp)] = off
+		}
+	}
+	return p, nil
+}
+
+func (c *Config) parseProperties(o map[string]string) error {
+	prop := func(k string) string { return o["properties."+k] }
+	c.GroupID = prop("group.id")
+	c.ReadCommitted = true
+	iso := prop("isolation.level")
+	if v := o["kafka.consumer.isolation-level"]; v != "" {
+		iso = strings.ReplaceAll(v, "-", "_")
+	}
+	switch strings.ToLower(iso) {
+	case "", "read_committed":
+	case "read_uncommitted":
+		c.ReadCommitted = false
+	default:
+		return optionError("properties.isolation.level", "'properties.isolation.level' = '%s' is not valid", iso).
+			WithHint("use read_committed or read_uncommitted")
+	}
+	if v := prop("client.id"); v != "" {
+		c.Client = append(c.Client, kgo.ClientID(v))
+	}
+	if v := prop("transaction.timeout.ms"); v != "" {
+		ms, err := strconv.Atoi(v)
+		if err != nil || ms <= 0 {
+			return optionError("properties.transaction.timeout.ms", "'properties.transaction.timeout.ms' = '%s' is not a positive number", v)
+		}
+		c.TransactionTimeout = time.Duration(ms) * time.Millisecond
+	}
+	if v := prop("linger.ms"); v != "" {
+		ms, err := strconv.Atoi(v)
+		if err != nil || ms < 0 {
+			return optionError("properties.linger.ms", "'properties.linger.ms' = '%s' is not a number", v)
+		}
+		c.Client = append(c.Client, kgo.ProducerLinger(time.Duration(ms)*time.Millisecond))
+	}
+	if v := prop("request.timeout.ms"); v != "" {
+		ms, err := strconv.Atoi(v)
+		if err != nil || ms <= 0 {
+			return optionError("properties.request.timeout.ms", "'properties.request.timeout.ms' = '%s' is not a positive number", v)
+		}
+		c.Client = append(c.Client, kgo.RequestTimeoutOverhead(time.Duration(ms)*time.Millisecond))
+	}
+	comp := prop("compression.type")
+	if v := o["kafka.producer.compression.type"]; v != "" {
+		comp = v
+	}
+	if comp != "" {
+		var codec kgo.CompressionCodec
+		switch strings.ToLower(comp) {
+		case "none":
+			codec = kgo.NoCompression()
+		case "gzip":
+			codec = kgo.GzipCompression()
+		case "snappy":
+			codec = kgo.SnappyCompression()
+		case "lz4":
+			codec = kgo.Lz4Compression()
+		case "zstd":
+			codec = kgo.ZstdCompression()
+		default:
+			return optionError("properties.compression.type", "'compression.type' = '%s' is not valid", comp).
+				WithHint("use none, gzip, snappy, lz4 or zstd")
+		}
+		c.Client = append(c.Client, kgo.ProducerBatchCompression(codec))
+	}
+	proto := strings.ToUpper(prop("security.protocol"))
+	switch proto {
+	case "", "PLAINTEXT", "SSL", "SASL_PLAINTEXT", "SASL_SSL":
+	default:
+		return optionError("properties.security.protocol", "'properties.security.protocol' = '%s' is not valid", prop("security.protocol")).
+			WithHint("use PLAINTEXT, SSL, SASL_PLAINTEXT or SASL_SSL")
+	}
+	if proto == "SSL" || proto == "SASL_SSL" {
+		cfg, err := tlsConfig(prop("ssl.ca.location"), prop("ssl.certificate.location"), prop("ssl.key.location"))
+		if err != nil {
+			return err
+		}
+		c.Client = append(c.Client, kgo.DialTLSConfig(cfg))
+	}
+	if strings.HasPrefix(proto, "SASL") {
+		user, pass := prop("sasl.username"), prop("sasl.password")
+		if jaas := prop("sasl.jaas.config"); jaas != "" {
+			u, p, err := parseJAAS(jaas)
+			if err != nil {
+				return err
+			}
+			user, pass = u, p
+		}
+		if user == "" {
+			return optionError("properties.sasl.jaas.config", "SASL needs a user: set 'properties.sasl.jaas.config' or 'properties.sasl.username' and 'properties.sasl.password'")
+		}
+		switch strings.ToUpper(prop("sasl.mechanism")) {
+		case "", "PLAIN":
+			c.Client = append(c.Client, kgo.SASL(plain.Auth{User: user, Pass: pass}.AsMechanism()))
+		case "SCRAM-SHA-256":
+			c.Client = append(c.Client, kgo.SASL(scram.Auth{User: user, Pass: pass}.AsSha256Mechanism()))
+		case "SCRAM-SHA-512":
+			c.Client = append(c.Client, kgo.SASL(scram.Auth{User: user, Pass: pass}.AsSha512Mechanism()))
+		default:
+			return optionError("properties.sasl.mechanism", "'properties.sasl.mechanism' = '%s' is not supported", prop("sasl.mechanism")).
+				WithHint("use PLAIN, SCRAM-SHA-256 or SCRAM-SHA-512")
+		}
+	}
+	return nil
+}
+
+var jaasRe = regexp.MustCompile(`(username|password)\s*=\s*"((?:[^"\\]|\\.)*)"`)
+
+// parseJAAS reads the user and password of a sasl.jaas.config value such
+// as `org.apache.kafka.common.security.plain.PlainLoginModule required
+// username="u" password="p";`.
+func parseJAAS(s string) (string, string, error) {
+	var user, pass string
+	for _, m := range jaasRe.FindAllStringSubmatch(s, -1) {
+		v := strings.ReplaceAll(m[2], `\"`, `"`)
+		if m[1] == "username" {
+			user = v
+		} else {
+			pass = v
+		}
+	}
+	if user == "" {
+		return "", "", optionError("properties.sasl.jaas.config", "'properties.sasl.jaas.config' has no username=\"...\"")
+	}
+	return user, pass, nil
+}
+
+func tlsConfig(ca, cert, key string) (*tls.Config, error) {
+	cfg := &tls.Config{MinVersion: tls.VersionTLS12}
+	if ca != "" {
+		pem, err := os.ReadFile(ca)
+		if err != nil {
+			return nil, optionError("properties.ssl.ca.location", "reading 'properties.ssl.ca.location': %v", err)
+		}
+		pool := x509.NewCertPool()
+		if !pool.AppendCertsFromPEM(pem) {
+			return nil, optionError("properties.ssl.ca.location", "'properties.ssl.ca.location' = '%s' holds no PEM certificate", ca)
+		}
+		cfg.RootCAs = pool
+	}
+	if cert != "" || key != "" {
+		pair, err := tls.LoadX509KeyPair(cert, key)
+		if err != nil {
+			return nil, optionError("properties.ssl.certificate.location", "loading the client certificate: %v", err)
+		}
+		cfg.Certificates = []tls.Certificate{pair}
+	}
+	return cfg, nil
+}
+
+func (c *Config) parseFormats(o map[string]string) error {
+	c.ValueFormat = o["value.format"]
+	if c.ValueFormat == "" {
+		c.ValueFormat = o["format"]
+	}
+	if c.ValueFormat == "" {
+		return optionError("value.format", "Table '%s' needs 'value.format'", c.Table.Name).
+			WithHint("add 'value.format' = 'json' (or raw, avro, avro-confluent, json-registry)")
+	}
+	c.KeyFormat = o["key.format"]
+	for _, f := range []struct {
+		key  string
+		name *string
+		opts map[string]string
+	}{{"key", &c.KeyFormat, c.KeyOptions}, {"value", &c.ValueFormat, c.ValueOptions}} {
+		if *f.name == "" {
+			continue
+		}
+		canon := format.Canonical(*f.name)
+		if canon == "" {
+			return optionError(f.key+".format", "Unknown format '%s'", *f.name).
+				WithHint("use one of: %s", strings.Join(format.Names(), ", "))
+		}
+		*f.name = canon
+		for k, v := range o {
+			if !strings.HasPrefix(k, f.key+".") || k == f.key+".format" || strings.HasPrefix(k, f.key+".fields") {
+				continue
+			}
+			f.opts[strings.TrimPrefix(k, f.key+".")] = v
+		}
+	}
+	for _, f := range []struct {
+		name string
+		opts map[string]string
+	}{{c.KeyFormat, c.KeyOptions}, {c.ValueFormat, c.ValueOptions}} {
+		if f.name != "avro-confluent" && f.name != "json-registry" {
+			continue
+		}
+		url := ""
+		for k, v := range f.opts {
+			if strings.HasSuffix(k, ".url") || k == "url" {
+				url = v
+			}
+		}
+		if url == "" {
+			url = c.Table.Defaults["eddy.schema-registry.url"]
+		}
+		if url == "" {
+			return optionError("value."+f.name+".url", "Format '%s' needs the schema registry URL", f.name).
+				WithHint("add 'value.%s.url' = 'http://host:8081' (for a local registry run `eddy dev kafka`)", f.name)
+		}
+		c.RegistryURL = url
+	}
+	return nil
+}
+
+func (c *Config) parseKeys(o map[string]string) error {
+	t := c.Table
+	names := make([]string, len(t.Columns))
+	for i, f := range t.Columns {
+		names[i] = f.Name
+	}
+	idx := func(n string) int {
+		for i, x := range names {
+			if x == n {
+				return i
+			}
+		}
+		return -1
+	}
+	c.KeyPrefix = o["key.fields-prefix"]
+	include, err := oneOf(o, "value.fields-include", "all", "all", "except_key")
+	if err != nil {
+		return err
+	}
+	switch c.Connector {
+	case UpsertKafka:
+		if len(t.PrimaryKey) == 0 {
+			return optionError("connector", "An 'upsert-kafka' table needs a PRIMARY KEY: it is the message key").
+				WithHint("add PRIMARY KEY (col) NOT ENFORCED")
+		}
+		if o["key.fields"] != "" {
+			return optionError("key.fields", "An 'upsert-kafka' table takes its key from the PRIMARY KEY; remove 'key.fields'")
+		}
+		if len(t.Distribution) > 0 && !sameInts(t.Distribution, t.PrimaryKey) {
+			return optionError("connector", "An 'upsert-kafka' table must be DISTRIBUTED BY its PRIMARY KEY")
+		}
+		c.KeyFields = t.PrimaryKey
+		c.Changelog = "upsert"
+		if m := o["changelog.mode"]; m != "" && strings.ToLower(m) != "upsert" {
+			return optionError("changelog.mode", "An 'upsert-kafka' table has 'changelog.mode' = 'upsert', not '%s'", m)
+		}
+		if c.KeyFormat == "" {
+			return optionError("key.format", "An 'upsert-kafka' table needs 'key.format'").WithHint("add 'key.format' = 'raw' (one key column) or 'json'")
+		}
+	default:
+		if c.Changelog, err = oneOf(o, "changelog.mode", "append", "append", "retract"); err != nil {
+			return err
+		}
+		if len(t.PrimaryKey) > 0 && c.Changelog != "retract" {
+			return optionError("connector", "A 'kafka' table with 'changelog.mode' = 'append' cannot have a PRIMARY KEY").
+				WithHint("use 'connector' = 'upsert-kafka' for a table keyed by its primary key")
+		}
+		if v := o["key.fields"]; v != "" {
+			for _, n := range strings.Split(v, ";") {
+				n = strings.TrimSpace(n)
+				i := idx(n)
+				if i < 0 {
+					return optionError("key.fields", "'key.fields': column '%s' does not exist", n).WithHint("columns: %s", strings.Join(names, ", "))
+				}
+				c.KeyFields = append(c.KeyFields, i)
+			}
+			if len(t.Distribution) > 0 && !sameInts(t.Distribution, c.KeyFields) {
+				return optionError("key.fields", "'key.fields' must name the DISTRIBUTED BY columns")
+			}
+		} else {
+			c.KeyFields = t.Distribution
+		}
+		if len(c.KeyFields) > 0 && c.KeyFormat == "" {
+			return optionError("key.format", "'key.fields' needs 'key.format'").WithHint("add 'key.format' = 'raw' or 'json'")
+		}
+		if len(c.KeyFields) == 0 && c.KeyFormat != "" {
+			return optionError("key.format", "'key.format' is set but the table has no key columns").
+				WithHint("add 'key.fields' = 'col' or DISTRIBUTED BY (col)")
+		}
+	}
+	if c.KeyPrefix != "" {
+		if include != "except_key" {
+			return optionError("key.fields-prefix", "'key.fields-prefix' needs 'value.fields-include' = 'EXCEPT_KEY'")
+		}
+		for _, k := range c.KeyFields {
+			if !strings.HasPrefix(names[k], c.KeyPrefix) {
+				return optionError("key.fields-prefix", "Key column '%s' does not start with the prefix '%s'", names[k], c.KeyPrefix)
+			}
+		}
+	}
+	for i := range t.Columns {
+		if include == "except_key" && containsInt(c.KeyFields, i) {
+			continue
+		}
+		c.ValueFields = append(c.ValueFields, i)
+	}
+	if len(c.ValueFields) == 0 {
+		return optionError("value.fields-include", "The value would have no columns: every column is in the key")
+	}
+	return nil
+}
+
+func sameInts(a, b []int) bool {
+	if len(a) != len(b) {
+		return false
+	}
+	for _, x := range a {
+		if !containsInt(b, x) {
+			return false
+		}
+	}
+	return true
+}
+
+func containsInt(list []int, x int) bool {
+	for _, y := range list {
+		if y == x {
+			return true
+		}
+	}
+	return false
+}
+
+// keySchema and valueSchema are the columns of the key and the value
+// payloads (key names without the prefix).
+func (c *Config) keySchema() *types.Schema {
+	var fs []types.Field
+	for _, k := range c.KeyFields {
+		f := c.Table.Columns[k]
+		f.Name = strings.TrimPrefix(f.Name, c.KeyPrefix)
+		fs = append(fs, f)
+	}
+	return types.NewSchema(fs...)
+}
+
+func (c *Config) valueSchema() *types.Schema {
+	var fs []types.Field
+	for _, k := range c.ValueFields {
+		fs = append(fs, c.Table.Columns[k])
+	}
+	return types.NewSchema(fs...)
+}
+
+// Redacted returns the options with secrets hidden, for SHOW CREATE TABLE
+// and the REST API.
+func Redacted(o map[string]string) map[string]string {
+	out := make(map[string]string, len(o))
+	for k, v := range o {
+		lk := strings.ToLower(k)
+		if strings.Contains(lk, "password") || strings.Contains(lk, "jaas") || strings.Contains(lk, "user-info") || strings.Contains(lk, "token") {
+			v = "****"
+		}
+		out[k] = v
+	}
+	return out
+}
+
+func (c *Config) String() string { return fmt.Sprintf("kafka topic %s", c.Topic) }

@@ -1,0 +1,589 @@
+package kafka
+
+import (
+	"context"
+	"encoding/binary"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/eddy-sql/eddy/internal/connector"
+	"github.com/eddy-sql/eddy/internal/format"
+	"github.com/eddy-sql/eddy/internal/logstore"
+	"github.com/eddy-sql/eddy/types"
+	"github.com/twmb/franz-go/pkg/kadm"
+	"github.com/twmb/franz-go/pkg/kerr"
+	"github.com/twmb/franz-go/pkg/kgo"
+	"github.com/twmb/franz-go/pkg/kmsg"
+)
+
+// Sink writes a Kafka table. It is plain configuration until Open.
+type Sink struct {
+	cfg *Config
+	// TimestampCol and HeadersCol are the positions, in the rows the sink
+	// receives, of the writable metadata columns 'timestamp' and 'headers'
+	// (-1: none). Physical columns come first, in table order.
+	TimestampCol, HeadersCol int
+}
+
+// NewSink returns the sink of a table.
+func NewSink(cfg *Config) *Sink { return &Sink{cfg: cfg, TimestampCol: -1, HeadersCol: -1} }
+
+// Config returns the table's options.
+func (s *Sink) Config() *Config { return s.cfg }
+
+// marker is what a checkpoint records of the sink's open transaction: the
+// decision that it is to be committed (docs/decisions/0008 §6.3).
+type marker struct {
+	N     int64           `json:"n"`
+	TxID  string          `json:"txid"`
+	PID   int64           `json:"pid"`
+	Epoch int16           `json:"epoch"`
+	Parts map[int32]int64 `json:"first_offsets"`
+}
+
+// writer is one job's Kafka output.
+type writer struct {
+	s          *Sink
+	cfg        *Config
+	env        connector.Env
+	key, value format.Codec
+	parts      int
+	markerKey  []byte
+	copyKey    []byte
+	clients    [2]*kgo.Client // exactly-once: T0, T1; otherwise clients[0]
+	rr         atomic.Int64
+
+	mu    sync.Mutex // guards the fields below and BeginTransaction
+	n     int64      // number of the current transaction (exactly-once)
+	inTxn bool
+	copy  []byte // encoded records of the open transaction
+	count int
+	first map[int32]int64
+	pid   int64
+	epoch int16
+	perr  error
+}
+
+func (w *writer) eos() bool { return w.cfg.Delivery == ExactlyOnce }
+
+func (w *writer) txid(n int64) string {
+	prefix := w.cfg.TransactionPrefix
+	if prefix == "" {
+		prefix = "eddy"
+	}
+	return fmt.Sprintf("%s-%s-%d", prefix, w.env.Job, n%2)
+}
+
+// Open implements connector.Sink. For exactly-once it first settles the
+// transaction the last checkpoint decided to commit (§6.4), then fences
+// whatever an earlier run of the job left open.
+func (s *Sink) Open(ctx context.Context, env connector.Env, kv connector.KV) (connector.SinkWriter, error) {
+	c := s.cfg
+	key, value, err := c.codecs(ctx, true)
+	if err != nil {
+		return nil, err
+	}
+	w := &writer{s: s, cfg: c, env: env, key: key, value: value, first: map[int32]int64{}}
+	w.markerKey = append(append([]byte{}, env.KeyPrefix...), "txn/"+c.Table.Name...)
+	w.copyKey = append(append([]byte{}, env.KeyPrefix...), "out/"+c.Table.Name...)
+	admCl, err := c.newClient()
+	if err != nil {
+		return nil, err
+	}
+	defer admCl.Close()
+	ends, err := kadm.NewClient(admCl).ListEndOffsets(ctx, c.Topic)
+	if err == nil {
+		err = ends.Error()
+	}
+	if err != nil {
+		return nil, fmt.Errorf("looking up topic %s of table %s: %w", c.Topic, c.Table.Name, err)
+	}
+	ends.Each(func(kadm.ListedOffset) { w.parts++ })
+	if w.parts == 0 {
+		return nil, fmt.Errorf("topic %s of table %s does not exist", c.Topic, c.Table.Name)
+	}
+	opts := []kgo.Opt{kgo.RecordPartitioner(kgo.ManualPartitioner()), kgo.DefaultProduceTopic(c.Topic)}
+	switch c.Delivery {
+	case None:
+		opts = append(opts, kgo.DisableIdempotentWrite(), kgo.RequiredAcks(kgo.LeaderAck()))
+	case ExactlyOnce:
+		if err := w.recover(ctx, kv, admCl); err != nil {
+			return nil, err
+		}
+		opts = append(opts, kgo.TransactionTimeout(c.TransactionTimeout))
+	}
+	n := 1
+	if w.eos() {
+		n = 2
+	}
+	for i := 0; i < n; i++ {
+		o := opts
+		if w.eos() {
+			o = append(o, kgo.TransactionalID(w.txid(int64(i))))
+		}
+		cl, err := c.newClient(o...)
+		if err != nil {
+			w.Close()
+			return nil, err
+		}
+		w.clients[i] = cl
+		if w.eos() {
+			// InitProducerID fences an earlier run's producer and aborts
+			// the transaction it left open (output no checkpoint decided).
+			if _, _, err := cl.ProducerID(ctx); err != nil {
+				w.Close()
+				return nil, fmt.Errorf("initializing transactional producer %s: %w", w.txid(int64(i)), err)
+			}
+		}
+	}
+	return w, nil
+}
+
+func (w *writer) cur() *kgo.Client {
+	if w.eos() {
+		return w.clients[w.n%2]
+	}
+	return w.clients[0]
+}
+
+// Write implements connector.SinkWriter.
+func (w *writer) Write(ctx context.Context, row types.Row) error {
+	rec, skip, err := w.encode(row)
+	if err != nil || skip {
+		return err
+	}
+	w.mu.Lock()
+	if w.perr != nil {
+		err := w.perr
+		w.mu.Unlock()
+		return err
+	}
+	cl := w.cur()
+	if w.eos() {
+		if !w.inTxn {
+			if err := cl.BeginTransaction(); err != nil {
+				w.mu.Unlock()
+				return fmt.Errorf("beginning a transaction on %s: %w", w.txid(w.n), err)
+			}
+			w.inTxn = true
+		}
+		w.copy = appendCopy(w.copy, rec)
+	}
+	w.count++
+	w.mu.Unlock()
+	cl.Produce(ctx, rec, w.promise)
+	return nil
+}
+
+func (w *writer) promise(r *kgo.Record, err error) {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	if err != nil {
+		if w.perr == nil {
+			w.perr = fmt.Errorf("writing to topic %s: %w", w.cfg.Topic, err)
+		}
+		return
+	}
+	if f, ok := w.first[r.Partition]; !ok || r.Offset < f {
+		w.first[r.Partition] = r.Offset
+	}
+	w.pid, w.epoch = r.ProducerID, r.ProducerEpoch
+}
+
+// encode turns a row into a record; skip is set for rows the table does
+// not store (the -U of an upsert table).
+func (w *writer) encode(row types.Row) (*kgo.Record, bool, error) {
+	c := w.cfg
+	rec := &kgo.Record{Topic: c.Topic}
+	switch c.Changelog {
+	case "append":
+		if row.Kind != types.Insert {
+			return nil, false, fmt.Errorf("table %s is append-only ('changelog.mode' = 'append') and cannot store a %s row", c.Table.Name, row.Kind)
+		}
+	case "upsert":
+		if row.Kind == types.UpdateBefore {
+			return nil, true, nil
+		}
+	case "retract":
+		if row.Kind != types.Insert {
+			rec.Headers = append(rec.Headers, kgo.RecordHeader{Key: "op", Value: []byte{byte(row.Kind)}})
+		}
+	}
+	var vals [16]types.Value
+	if w.key != nil {
+		kv := vals[:0]
+		for _, k := range c.KeyFields {
+			kv = append(kv, row.Values[k])
+		}
+		b, err := w.key.Encode(nil, kv)
+		if err != nil {
+			return nil, false, fmt.Errorf("encoding the key of a row for %s: %w", c.Table.Name, err)
+		}
+		rec.Key = b
+	}
+	if !(c.Changelog == "upsert" && row.Kind == types.Delete) {
+		vv := vals[:0]
+		for _, k := range c.ValueFields {
+			vv = append(vv, row.Values[k])
+		}
+		b, err := w.value.Encode(nil, vv)
+		if err != nil {
+			return nil, false, fmt.Errorf("encoding a row for %s: %w", c.Table.Name, err)
+		}
+		rec.Value = b
+	}
+	switch {
+	case c.Partitioner == "fixed":
+		rec.Partition = 0
+	case c.Partitioner == "default" && rec.Key != nil:
+		rec.Partition = int32(logstore.Partition(rec.Key, w.parts))
+	default:
+		rec.Partition = int32((w.rr.Add(1) - 1) % int64(w.parts))
+	}
+	rec.Timestamp = w.env.Now()
+	if i := w.s.TimestampCol; i >= 0 && !row.Values[i].IsNull() {
+		rec.Timestamp = time.Unix(0, row.Values[i].Int())
+	}
+	if i := w.s.HeadersCol; i >= 0 && !row.Values[i].IsNull() {
+		for _, e := range row.Values[i].Map() {
+			var v []byte
+			if !e.Val.IsNull() {
+				v = e.Val.Bytes()
+			}
+			rec.Headers = append(rec.Headers, kgo.RecordHeader{Key: e.Key.Str(), Value: v})
+		}
+	}
+	return rec, false, nil
+}
+
+// Prepare implements connector.SinkWriter.
+func (w *writer) Prepare(ctx context.Context, b connector.Batch) error {
+	if w.cfg.Delivery == None {
+		return nil
+	}
+	if err := w.cur().Flush(ctx); err != nil {
+		return fmt.Errorf("flushing output to topic %s: %w", w.cfg.Topic, err)
+	}
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	if w.perr != nil {
+		return w.perr
+	}
+	if !w.eos() {
+		return nil
+	}
+	if !w.inTxn || w.count == 0 {
+		if err := b.Delete(w.markerKey); err != nil {
+			return err
+		}
+		return b.Delete(w.copyKey)
+	}
+	m := marker{N: w.n, TxID: w.txid(w.n), PID: w.pid, Epoch: w.epoch, Parts: copyMap(w.first)}
+	v, err := json.Marshal(m)
+	if err != nil {
+		return err
+	}
+	if err := b.Set(w.markerKey, v); err != nil {
+		return err
+	}
+	return b.Set(w.copyKey, w.copy)
+}
+
+// Commit implements connector.SinkWriter.
+func (w *writer) Commit(ctx context.Context) error {
+	if !w.eos() {
+		return nil
+	}
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	if !w.inTxn {
+		return nil
+	}
+	// The checkpoint decided: the commit must not be cut short by the
+	// job's context (an unknown outcome is settled on the next Open).
+	cctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 30*time.Second)
+	defer cancel()
+	if err := w.cur().EndTransaction(cctx, kgo.TryCommit); err != nil {
+		return fmt.Errorf("committing transaction %s on topic %s: %w", w.txid(w.n), w.cfg.Topic, err)
+	}
+	w.n++
+	w.inTxn = false
+	w.copy = w.copy[:0]
+	w.count = 0
+	clear(w.first)
+	return nil
+}
+
+// Close implements connector.SinkWriter.
+func (w *writer) Close() error {
+	for _, cl := range w.clients {
+		if cl != nil {
+			cl.Close()
+		}
+	}
+	return nil
+}
+
+// appendCopy appends a record's partition, timestamp, key, value and
+// headers to the transaction's copy (used to produce it again if Kafka
+// aborted a transaction the checkpoint had decided to commit).
+func appendCopy(b []byte, r *kgo.Record) []byte {
+	b = binary.AppendUvarint(b, uint64(r.Partition))
+	b = binary.AppendVarint(b, r.Timestamp.UnixMilli())
+	b = appendNullable(b, r.Key)
+	b = appendNullable(b, r.Value)
+	b = binary.AppendUvarint(b, uint64(len(r.Headers)))
+	for _, h := range r.Headers {
+		b = appendNullable(b, []byte(h.Key))
+		b = appendNullable(b, h.Value)
+	}
+	return b
+}
+
+func appendNullable(b, v []byte) []byte {
+	if v == nil {
+		return binary.AppendUvarint(b, 0)
+	}
+	b = binary.AppendUvarint(b, uint64(len(v))+1)
+	return append(b, v...)
+}
+
+var errCorruptCopy = errors.New("corrupt output copy")
+
+func readCopy(b []byte, topic string) ([]*kgo.Record, error) {
+	var out []*kgo.Record
+	next := func() (uint64, error) {
+		v, n := binary.Uvarint(b)
+		if n <= 0 {
+			return 0, errCorruptCopy
+		}
+		b = b[n:]
+		return v, nil
+	}
+	bytesOf := func() ([]byte, error) {
+		l, err := next()
+		if err != nil || l == 0 {
+			return nil, err
+		}
+		if uint64(len(b)) < l-1 {
+			return nil, errCorruptCopy
+		}
+		v := b[: l-1 : l-1]
+		b = b[l-1:]
+		return v, nil
+	}
+	for len(b) > 0 {
+		p, err := next()
+		if err != nil {
+			return nil, err
+		}
+		ts, n := binary.Varint(b)
+		if n <= 0 {
+			return nil, errCorruptCopy
+		}
+		b = b[n:]
+		r := &kgo.Record{Topic: topic, Partition: int32(p), Timestamp: time.UnixMilli(ts)}
+		if r.Key, err = bytesOf(); err != nil {
+			return nil, err
+		}
+		if r.Value, err = bytesOf(); err != nil {
+			return nil, err
+		}
+		nh, err := next()
+		if err != nil {
+			return nil, err
+		}
+		for i := uint64(0); i < nh; i++ {
+			k, err := bytesOf()
+			if err != nil {
+				return nil, err
+			}
+			v, err := bytesOf()
+			if err != nil {
+				return nil, err
+			}
+			r.Headers = append(r.Headers, kgo.RecordHeader{Key: string(k), Value: v})
+		}
+		out = append(out, r)
+	}
+	return out, nil
+}
+
+// recover settles the transaction of the last checkpoint's marker.
+func (w *writer) recover(ctx context.Context, kv connector.KV, admCl *kgo.Client) error {
+	v, ok, err := kv.Get(w.markerKey)
+	if err != nil || !ok {
+		return err
+	}
+	var m marker
+	if err := json.Unmarshal(v, &m); err != nil {
+		return fmt.Errorf("reading the transaction marker of %s: %w", w.cfg.Table.Name, err)
+	}
+	log := w.env.Logger
+	committed, err := w.endTxn(ctx, admCl, m)
+	if err != nil {
+		return err
+	}
+	if !committed {
+		log.Info("kafka sink: the broker aborted a checkpointed transaction; producing it again", "table", w.cfg.Table.Name, "txid", m.TxID)
+		if err := w.reproduce(ctx, kv, m); err != nil {
+			return err
+		}
+	} else {
+		log.Debug("kafka sink: checkpointed transaction is committed", "table", w.cfg.Table.Name, "txid", m.TxID)
+	}
+	w.n = m.N + 1
+	return kv.Commit(func(b connector.Batch) error {
+		if err := b.Delete(w.markerKey); err != nil {
+			return err
+		}
+		return b.Delete(w.copyKey)
+	})
+}
+
+// endTxn commits the marker's transaction with a raw EndTxn request and
+// reports whether it is committed (false: Kafka aborted it).
+func (w *writer) endTxn(ctx context.Context, cl *kgo.Client, m marker) (bool, error) {
+	for attempt := 0; ; attempt++ {
+		req := kmsg.NewPtrEndTxnRequest()
+		req.TransactionalID, req.ProducerID, req.ProducerEpoch, req.Commit = m.TxID, m.PID, m.Epoch, true
+		resp, err := req.RequestWith(ctx, cl)
+		if err == nil {
+			err = kerr.ErrorForCode(resp.ErrorCode)
+		}
+		switch {
+		case err == nil:
+			return true, nil
+		case errors.Is(err, kerr.InvalidTxnState):
+			return false, nil
+		case errors.Is(err, kerr.ProducerFenced), errors.Is(err, kerr.InvalidProducerEpoch),
+			errors.Is(err, kerr.InvalidProducerIDMapping), errors.Is(err, kerr.TransactionalIDNotFound):
+			return w.probe(ctx, cl, m)
+		}
+		if attempt >= 20 || ctx.Err() != nil {
+			return false, fmt.Errorf("settling transaction %s of table %s: %w", m.TxID, w.cfg.Table.Name, err)
+		}
+		select {
+		case <-time.After(250 * time.Millisecond):
+		case <-ctx.Done():
+			return false, ctx.Err()
+		}
+	}
+}
+
+// probe decides a transaction's outcome by reading its first record back
+// with read_committed: committed iff the record at its first offset is the
+// producer's.
+func (w *writer) probe(ctx context.Context, admCl *kgo.Client, m marker) (bool, error) {
+	var part int32 = -1
+	var first int64
+	for p, o := range m.Parts {
+		if part < 0 || p < part {
+			part, first = p, o
+		}
+	}
+	if part < 0 {
+		return true, nil
+	}
+	adm := kadm.NewClient(admCl)
+	deadline := time.Now().Add(w.cfg.TransactionTimeout + 30*time.Second)
+	for {
+		lo, err := adm.ListCommittedOffsets(ctx, w.cfg.Topic)
+		if err == nil {
+			err = lo.Error()
+		}
+		if err != nil {
+			return false, fmt.Errorf("probing transaction %s: %w", m.TxID, err)
+		}
+		if o, ok := lo.Lookup(w.cfg.Topic, part); ok && o.Offset > first {
+			break
+		}
+		if time.Now().After(deadline) {
+			return false, fmt.Errorf("probing transaction %s: partition %d is still held by an open transaction", m.TxID, part)
+		}
+		select {
+		case <-time.After(200 * time.Millisecond):
+		case <-ctx.Done():
+			return false, ctx.Err()
+		}
+	}
+	cl, err := w.cfg.newClient(
+		kgo.ConsumePartitions(map[string]map[int32]kgo.Offset{w.cfg.Topic: {part: kgo.NewOffset().At(first)}}),
+		kgo.FetchIsolationLevel(kgo.ReadCommitted()), kgo.KeepControlRecords())
+	if err != nil {
+		return false, err
+	}
+	defer cl.Close()
+	pctx, cancel := context.WithTimeout(ctx, 30*time.Second)
+	defer cancel()
+	for {
+		fs := cl.PollFetches(pctx)
+		if pctx.Err() != nil {
+			return false, fmt.Errorf("probing transaction %s: no record at or after offset %d of partition %d (the log start may have passed it); resume with care", m.TxID, first, part)
+		}
+		var found, decided bool
+		fs.EachRecord(func(r *kgo.Record) {
+			if decided {
+				return
+			}
+			decided = true
+			found = r.Offset == first && r.ProducerID == m.PID && !r.Attrs.IsControl()
+		})
+		if decided {
+			return found, nil
+		}
+	}
+}
+
+// reproduce writes the marker's copy again in a new transaction on the
+// same transactional id and commits it.
+func (w *writer) reproduce(ctx context.Context, kv connector.KV, m marker) error {
+	v, ok, err := kv.Get(w.copyKey)
+	if err != nil {
+		return err
+	}
+	if !ok {
+		return fmt.Errorf("table %s: transaction %s was aborted by Kafka and its output copy is missing", w.cfg.Table.Name, m.TxID)
+	}
+	recs, err := readCopy(v, w.cfg.Topic)
+	if err != nil {
+		return fmt.Errorf("table %s: reading the output copy: %w", w.cfg.Table.Name, err)
+	}
+	cl, err := w.cfg.newClient(kgo.TransactionalID(m.TxID), kgo.TransactionTimeout(w.cfg.TransactionTimeout),
+		kgo.RecordPartitioner(kgo.ManualPartitioner()))
+	if err != nil {
+		return err
+	}
+	defer cl.Close()
+	if err := cl.BeginTransaction(); err != nil {
+		return err
+	}
+	res := cl.ProduceSync(ctx, recs...)
+	if err := res.FirstErr(); err != nil {
+		return fmt.Errorf("producing transaction %s again: %w", m.TxID, err)
+	}
+	nm := marker{N: m.N, TxID: m.TxID, Parts: map[int32]int64{}}
+	for _, r := range res {
+		nm.PID, nm.Epoch = r.Record.ProducerID, r.Record.ProducerEpoch
+		if f, ok := nm.Parts[r.Record.Partition]; !ok || r.Record.Offset < f {
+			nm.Parts[r.Record.Partition] = r.Record.Offset
+		}
+	}
+	mv, err := json.Marshal(nm)
+	if err != nil {
+		return err
+	}
+	if err := kv.Commit(func(b connector.Batch) error { return b.Set(w.markerKey, mv) }); err != nil {
+		return err
+	}
+	cctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 30*time.Second)
+	defer cancel()
+	if err := cl.EndTransaction(cctx, kgo.TryCommit); err != nil {
+		return fmt.Errorf("committing transaction %s again: %w", m.TxID, err)
+	}
+	return nil
+}

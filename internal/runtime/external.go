@@ -1,0 +1,534 @@
+package runtime
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"sort"
+	"strings"
+	"sync"
+
+	"github.com/eddy-sql/eddy/internal/connector"
+	"github.com/eddy-sql/eddy/internal/jobgraph"
+	"github.com/eddy-sql/eddy/internal/logstore"
+	"github.com/eddy-sql/eddy/types"
+)
+
+// extInput is one external (Kafka) input of the source task. A goroutine
+// owned by its mixReader fetches records; the source task merges the
+// partitions' queues in a fixed order (see mixReader.pick).
+type extInput struct {
+	input  int
+	name   string
+	src    connector.Source
+	rd     connector.Reader
+	parts  []int32
+	queues map[int32][]connector.Record
+	// pos is the next offset after the records emitted; avail the next
+	// offset after everything received (past control records).
+	pos, avail map[int32]int64
+	// target bounds reading: a snapshot's end, the table's scan.bounded
+	// end, or a sync's end; nil when reading freely.
+	target   map[int32]int64
+	bounded  bool // target is permanent (snapshot or scan.bounded)
+	finished bool // a scan.bounded input reached its end
+	closed   bool // its final watermark went out
+	// lastActive is when each partition last produced a record (clock
+	// nanoseconds), for scan.watermark.idle-timeout.
+	lastActive map[int32]int64
+}
+
+type extBatch struct {
+	ext  *extInput
+	recs []connector.Record
+	next map[int32]int64
+	err  error
+}
+
+// mixReader reads log records first (through logs) and then the records of
+// external inputs.
+type mixReader struct {
+	logs    inputReader
+	ext     []*extInput
+	batches chan extBatch
+	ctx     context.Context
+	cancel  context.CancelFunc
+	wg      sync.WaitGroup
+	// cur is the external record Next returned last.
+	cur    connector.Record
+	curExt *extInput
+	err    error
+}
+
+// openExternal opens the job's external inputs at their checkpointed
+// positions and wraps the source's reader.
+func (s *source) openExternal(ctx context.Context) error {
+	var exts []*extInput
+	var saved map[string]int64
+	for i, in := range s.inputs {
+		if in.Source == nil {
+			continue
+		}
+		if saved == nil {
+			saved = map[string]int64{}
+			if s.job.opts.Resume {
+				var err error
+				if saved, err = s.job.loadPositions(); err != nil {
+					return err
+				}
+			}
+		}
+		name := in.Source.Name()
+		from := map[int32]int64{}
+		prefix := name + "/"
+		for k, v := range saved {
+			if len(k) > len(prefix) && k[:len(prefix)] == prefix {
+				var p int32
+				if _, err := fmt.Sscanf(k[len(prefix):], "%d", &p); err == nil {
+					from[p] = v
+				}
+			}
+		}
+		rd, err := in.Source.Open(ctx, s.job.connectorEnv(), from)
+		if err != nil {
+			closeExternal(exts)
+			return fmt.Errorf("opening %s: %w", in.Table, err)
+		}
+		e := &extInput{input: i, name: name, src: in.Source, rd: rd, queues: map[int32][]connector.Record{},
+			pos: rd.Start(), avail: rd.Start(), lastActive: map[int32]int64{}}
+		for p := range e.pos {
+			e.parts = append(e.parts, p)
+		}
+		sort.Slice(e.parts, func(a, b int) bool { return e.parts[a] < e.parts[b] })
+		n := 0
+		for _, p := range e.parts {
+			n = max(n, int(p)+1)
+		}
+		s.wm[i] = make([]int64, n)
+		for p := range s.wm[i] {
+			s.wm[i][p] = MinWatermark
+		}
+		if b := rd.Bounds(); b != nil {
+			e.target, e.bounded = b, true
+		}
+		if s.targets != nil {
+			t, err := rd.Targets(ctx)
+			if err != nil {
+				closeExternal(append(exts, e))
+				return err
+			}
+			if e.target != nil {
+				for p, o := range e.target {
+					t[p] = min(t[p], o)
+				}
+			}
+			e.target, e.bounded = t, true
+		}
+		if s.targets != nil {
+			for p, o := range e.target {
+				s.targets[logstore.Position{Log: name, Partition: int(p)}] = o
+			}
+		}
+		s.inputOf[name] = i
+		exts = append(exts, e)
+	}
+	if len(exts) == 0 {
+		return nil
+	}
+	r := &mixReader{logs: s.reader, ext: exts, batches: make(chan extBatch, 4*len(exts))}
+	r.ctx, r.cancel = context.WithCancel(s.job.ctx)
+	for _, e := range exts {
+		r.wg.Add(1)
+		go r.fetch(e)
+	}
+	s.reader, s.mix = r, r
+	return nil
+}
+
+func closeExternal(exts []*extInput) {
+	for _, e := range exts {
+		e.rd.Close()
+	}
+}
+
+// fetch is the fetching goroutine of one external input.
+func (r *mixReader) fetch(e *extInput) {
+	defer r.wg.Done()
+	for {
+		recs, err := e.rd.Fetch(r.ctx)
+		if r.ctx.Err() != nil {
+			return
+		}
+		next := make(map[int32]int64, len(e.parts))
+		for _, p := range e.parts {
+			next[p] = e.rd.Next(p)
+		}
+		select {
+		case r.batches <- extBatch{ext: e, recs: recs, next: next, err: err}:
+		case <-r.ctx.Done():
+			return
+		}
+		if err != nil {
+			return
+		}
+	}
+}
+
+// close stops the fetching goroutines and closes the readers.
+func (r *mixReader) close() {
+	r.cancel()
+	r.wg.Wait()
+	closeExternal(r.ext)
+}
+
+func (r *mixReader) receive(b extBatch) {
+	if b.err != nil && r.err == nil {
+		r.err = fmt.Errorf("reading %s: %w", b.ext.name, b.err)
+	}
+	e := b.ext
+	for _, rec := range b.recs {
+		e.queues[rec.Partition] = append(e.queues[rec.Partition], rec)
+	}
+	for p, o := range b.next {
+		e.avail[p] = max(e.avail[p], o)
+	}
+}
+
+// drain takes every batch the fetchers have sent, without waiting.
+func (r *mixReader) drain() {
+	for {
+		select {
+		case b := <-r.batches:
+			r.receive(b)
+		default:
+			return
+		}
+	}
+}
+
+// pick chooses the next external record: the smallest head by (record
+// timestamp, input, partition, offset). While an input has a target, a
+// partition below it without a buffered record makes pick wait (it
+// returns that input as wait), so fetch timing never changes the order.
+func (r *mixReader) pick() (e *extInput, p int32, wait bool) {
+	var best *extInput
+	var bp int32
+	for _, x := range r.ext {
+		if x.finished {
+			continue
+		}
+		done := true
+		for _, q := range x.parts {
+			if len(x.queues[q]) == 0 {
+				x.pos[q] = max(x.pos[q], x.avail[q])
+			}
+			if x.target != nil {
+				t := x.target[q]
+				if x.pos[q] >= t {
+					continue
+				}
+				if len(x.queues[q]) == 0 {
+					return nil, 0, true
+				}
+				if x.queues[q][0].Offset >= t {
+					// Only control or aborted records lie before the target.
+					x.pos[q] = t
+					continue
+				}
+			} else if len(x.queues[q]) == 0 {
+				continue
+			}
+			done = false
+			h := &x.queues[q][0]
+			if best == nil || before(h, x, best.queues[bp][0], best) {
+				best, bp = x, q
+			}
+		}
+		if done && x.target != nil && x.bounded && !x.finished && x.boundedEnd() {
+			x.finished = true
+		}
+	}
+	return best, bp, false
+}
+
+// boundedEnd reports whether every partition reached its target.
+func (e *extInput) boundedEnd() bool {
+	for _, q := range e.parts {
+		if e.pos[q] < e.target[q] {
+			return false
+		}
+	}
+	return true
+}
+
+func before(a *connector.Record, ax *extInput, b connector.Record, bx *extInput) bool {
+	if a.Timestamp != b.Timestamp {
+		return a.Timestamp < b.Timestamp
+	}
+	if ax.input != bx.input {
+		return ax.input < bx.input
+	}
+	if a.Partition != b.Partition {
+		return a.Partition < b.Partition
+	}
+	return a.Offset < b.Offset
+}
+
+// Next implements inputReader.
+func (r *mixReader) Next() (logstore.Record, bool, error) {
+	if rec, ok, err := r.logs.Next(); ok || err != nil {
+		return rec, ok, err
+	}
+	for {
+		r.drain()
+		if r.err != nil {
+			return logstore.Record{}, false, r.err
+		}
+		e, p, wait := r.pick()
+		if e != nil {
+			q := e.queues[p]
+			r.cur, r.curExt = q[0], e
+			e.queues[p] = q[1:]
+			e.pos[p] = r.cur.Offset + 1
+			return logstore.Record{Log: e.name, Partition: int(p), Offset: r.cur.Offset, Timestamp: r.cur.Timestamp}, true, nil
+		}
+		if !wait {
+			return logstore.Record{}, false, nil
+		}
+		select {
+		case b := <-r.batches:
+			r.receive(b)
+		case <-r.ctx.Done():
+			return logstore.Record{}, false, r.ctx.Err()
+		}
+	}
+}
+
+// Positions implements inputReader.
+func (r *mixReader) Positions() []logstore.Position {
+	out := r.logs.Positions()
+	for _, e := range r.ext {
+		for _, p := range e.parts {
+			if len(e.queues[p]) == 0 {
+				e.pos[p] = max(e.pos[p], e.avail[p])
+			}
+			out = append(out, logstore.Position{Log: e.name, Partition: int(p), Offset: e.pos[p]})
+		}
+	}
+	return out
+}
+
+// Wait implements inputReader.
+func (r *mixReader) Wait(ctx context.Context) error {
+	for _, e := range r.ext {
+		for _, q := range e.queues {
+			if len(q) > 0 {
+				return nil
+			}
+		}
+	}
+	wctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	data := make(chan error, 1)
+	go func() { data <- r.logs.Wait(wctx) }()
+	select {
+	case err := <-data:
+		return err
+	case b := <-r.batches:
+		r.receive(b)
+		cancel()
+		<-data
+		return nil
+	case <-ctx.Done():
+		cancel()
+		<-data
+		return ctx.Err()
+	}
+}
+
+// sync sets, for a sync request, each unbounded external input's target
+// to the end of what is committed now.
+func (r *mixReader) sync(ctx context.Context) error {
+	for _, e := range r.ext {
+		if e.bounded {
+			continue
+		}
+		t, err := e.rd.Targets(ctx)
+		if err != nil {
+			return err
+		}
+		e.target = t
+	}
+	return nil
+}
+
+// synced drops the sync targets once the requests are answered.
+func (r *mixReader) synced() {
+	for _, e := range r.ext {
+		if !e.bounded {
+			e.target = nil
+		}
+	}
+}
+
+// appendMeta appends the metadata values (jobgraph.Meta*) of a record.
+func appendMeta(vals []types.Value, rec logstore.Record, ext *connector.Record, in *jobgraph.Input) []types.Value {
+	vals = append(vals, types.NewInt(rec.Offset), types.NewInt(int64(rec.Partition)))
+	if ext == nil {
+		ts := types.Null
+		if rec.Timestamp != logstore.NoTimestamp {
+			ts = types.NewTimestampMillis(rec.Timestamp)
+		}
+		return append(vals, ts, types.Null, types.Null, types.Null, types.Null, types.Null, types.Null)
+	}
+	tt := "CreateTime"
+	switch ext.TimestampType {
+	case connector.LogAppendTime:
+		tt = "LogAppendTime"
+	case connector.NoTimestampType:
+		tt = "NoTimestampType"
+	}
+	hs := make([]types.MapEntry, 0, len(ext.Headers))
+	for _, h := range ext.Headers {
+		v := types.Null
+		if h.Value != nil {
+			v = types.NewBytes(h.Value)
+		}
+		// Duplicate header keys: the last one wins.
+		dup := false
+		for j := range hs {
+			if hs[j].Key.Str() == h.Key {
+				hs[j].Val, dup = v, true
+			}
+		}
+		if !dup {
+			hs = append(hs, types.MapEntry{Key: types.NewString(h.Key), Val: v})
+		}
+	}
+	epoch := types.Null
+	if ext.LeaderEpoch >= 0 {
+		epoch = types.NewInt(int64(ext.LeaderEpoch))
+	}
+	return append(vals, types.NewTimestampMillis(ext.Timestamp), types.NewString(tt), types.NewString(in.Source.Topic()),
+		types.NewMap(hs), epoch, nullableBytes(ext.Key), nullableBytes(ext.Value))
+}
+
+func nullableBytes(b []byte) types.Value {
+	if b == nil {
+		return types.Null
+	}
+	return types.NewBytes(b)
+}
+
+// badRecord applies the input's error-handling mode to a record its source
+// could not decode.
+func (s *source) badRecord(in *jobgraph.Input, rec *connector.Record, err error) error {
+	where := in.Source.Describe(rec)
+	reason := strings.TrimPrefix(err.Error(), connector.ErrBadRecord.Error()+": ")
+	if !errors.Is(err, connector.ErrBadRecord) {
+		return fmt.Errorf("table %s: reading the record at %s: %w", in.Table, where, err)
+	}
+	switch in.Errors.Mode {
+	case "ignore":
+		s.job.metrics.skipped.Add(1)
+		s.job.logger.Debug("skipped a bad record", "table", in.Table, "at", where, "err", err)
+		return nil
+	case "log":
+		hs := make([]types.MapEntry, 0, len(rec.Headers))
+		for _, h := range rec.Headers {
+			hs = append(hs, types.MapEntry{Key: types.NewString(h.Key), Val: nullableBytes(h.Value)})
+		}
+		row := types.Row{Values: []types.Value{
+			types.NewTimestampTime(s.job.env.Clock.Now()),
+			types.NewString("DESERIALIZATION_ERROR"),
+			types.NewString(reason),
+			types.NewString(in.Errors.Statement),
+			types.NewString(in.Table),
+			types.NewString(in.Source.Topic()),
+			types.NewInt(int64(rec.Partition)),
+			types.NewInt(rec.Offset),
+			types.NewTimestampMillis(rec.Timestamp),
+			types.NewMap(hs),
+			nullableBytes(rec.Key),
+			nullableBytes(rec.Value),
+		}}
+		s.dlq = types.AppendRow(s.dlq[:0], row)
+		s.job.writerMu.Lock()
+		s.job.writer.Append(in.Errors.Log, 0, nil, s.dlq)
+		s.job.dlqRows++
+		s.job.writerMu.Unlock()
+		s.job.metrics.skipped.Add(1)
+		return nil
+	}
+	return fmt.Errorf("table %s: cannot decode the record at %s: %s (to skip such records set 'error-handling.mode' = 'ignore', or 'log' to keep them in a table)", in.Table, where, reason)
+}
+
+// emitWatermark sends input i's watermark when it advanced: the minimum
+// over the partitions that produced one, leaving out partitions idle for
+// longer than the source's idle timeout (continuous reading only).
+func (s *source) emitWatermark(ctx context.Context, i int) error {
+	var e *extInput
+	if s.mix != nil {
+		for _, x := range s.mix.ext {
+			if x.input == i {
+				e = x
+			}
+		}
+	}
+	idle := int64(0)
+	var now int64
+	if e != nil && s.targets == nil && e.target == nil {
+		idle = int64(e.src.IdleTimeout())
+		now = s.job.env.Clock.Now().UnixNano()
+	}
+	m, n := MaxWatermark, 0
+	for p, w := range s.wm[i] {
+		if w == MinWatermark {
+			continue
+		}
+		if idle > 0 && now-e.lastActive[int32(p)] > idle {
+			continue
+		}
+		m, n = min(m, w), n+1
+	}
+	if n > 0 && m > s.inWM[i] {
+		s.inWM[i] = m
+		s.job.metrics.watermark.Store(m)
+		return s.add(ctx, event{kind: evWatermark, input: i, wm: m})
+	}
+	return nil
+}
+
+// checkIdle re-evaluates the watermarks of inputs with an idle timeout
+// (called on the checkpoint tick while the source waits).
+func (s *source) checkIdle(ctx context.Context) error {
+	if s.mix == nil {
+		return nil
+	}
+	for _, e := range s.mix.ext {
+		if e.src.IdleTimeout() > 0 && s.inputs[e.input].Watermark != nil {
+			if err := s.emitWatermark(ctx, e.input); err != nil {
+				return err
+			}
+		}
+	}
+	return nil
+}
+
+// closeFinished sends the final watermark of external inputs that reached
+// their 'scan.bounded.mode' end in a continuous job.
+func (s *source) closeFinished(ctx context.Context) error {
+	if s.mix == nil || s.targets != nil {
+		return nil
+	}
+	for _, e := range s.mix.ext {
+		if e.finished && !e.closed {
+			e.closed = true
+			s.inWM[e.input] = MaxWatermark
+			if err := s.add(ctx, event{kind: evWatermark, input: e.input, wm: MaxWatermark}); err != nil {
+				return err
+			}
+		}
+	}
+	return nil
+}
