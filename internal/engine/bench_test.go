@@ -257,7 +257,7 @@ func BenchmarkPipelineEngine(b *testing.B) {
 				pipelineExec(b, e, s)
 			}
 		})
-		if got := e.totalRecords(); got != int64(len(events)) {
+		if got := e.logRecords(); got != int64(len(events)) {
 			b.Fatalf("loaded %d events, want %d", got, len(events))
 		}
 		pipelineSettle(b, e)
@@ -274,7 +274,7 @@ SELECT order_id, status FROM OrderStatusTracker(input => TABLE order_events PART
 		pipelineLogLSM(b, lsm0, e.db.Pebble().Metrics())
 
 		// The sink log holds exactly the changelog of the hand loop ...
-		if got := e.totalRecords() - int64(len(events)); got != int64(wantChanges) {
+		if got := e.logRecords() - int64(len(events)); got != int64(wantChanges) {
 			b.Fatalf("order_status received %d changes, the hand loop emitted %d", got, wantChanges)
 		}
 		// ... and reading it back gives the hand loop's live orders.

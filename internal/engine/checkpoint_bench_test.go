@@ -76,7 +76,7 @@ func checkpointBench(b *testing.B, live bool, interval string) {
 			}
 		})
 		if !live {
-			if got := e.totalRecords(); got != int64(len(events)) {
+			if got := e.logRecords(); got != int64(len(events)) {
 				b.Fatalf("loaded %d events, want %d", got, len(events))
 			}
 		}
@@ -105,7 +105,7 @@ SELECT order_id, status FROM OrderStatusTracker(input => TABLE order_events PART
 		checkpoints += job.Metrics().Checkpoints
 		pipelineLogLSM(b, lsm0, e.db.Pebble().Metrics())
 
-		if got := e.totalRecords() - int64(len(events)); got != int64(wantChanges) {
+		if got := e.logRecords() - int64(len(events)); got != int64(wantChanges) {
 			b.Fatalf("order_status received %d changes, the hand loop emitted %d", got, wantChanges)
 		}
 		pprof.Do(ctx, pprof.Labels("phase", "check"), func(context.Context) {

@@ -422,23 +422,33 @@ func (e *Engine) syncJobs(ctx context.Context) error {
 		return nil
 	}
 	for round := 0; round < 100; round++ {
-		before := e.totalRecords()
+		before := e.totalRecords(jobs)
 		for _, j := range jobs {
 			if err := j.Sync(ctx); err != nil {
 				return sqlerr.Newf(sqlerr.Runtime, "A running statement failed: %v", err).
 					WithHint("fix the statement and run it again; the failed job was stopped")
 			}
 		}
-		if e.totalRecords() == before {
+		if e.totalRecords(jobs) == before {
 			return nil
 		}
 	}
 	return nil
 }
 
-// totalRecords counts the records committed to all logs, to tell whether a
-// round of syncing produced new data.
-func (e *Engine) totalRecords() int64 {
+// totalRecords counts the records committed to all logs and the rows the
+// jobs wrote (Kafka sinks), to tell whether a round of syncing produced new
+// data.
+func (e *Engine) totalRecords(jobs []*runtime.Job) int64 {
+	n := e.logRecords()
+	for _, j := range jobs {
+		n += j.Metrics().RecordsOut
+	}
+	return n
+}
+
+// logRecords counts the records committed to all logs.
+func (e *Engine) logRecords() int64 {
 	var n int64
 	for _, l := range e.logs.Logs() {
 		ends, err := e.logs.EndOffsets(l)

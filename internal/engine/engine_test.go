@@ -54,6 +54,8 @@ const statementTimeout = 2 * time.Minute
 //	             N of testdata/expected/NAME.expected under the rules of the
 //	             acceptance README (rows compared per key), whatever
 //	             -rewrite does.
+//	             With fails, reading the rows must fail: the rows before
+//	             the failure and the error are printed.
 //	reopen       close the engine and open the same data directory again
 func TestSQL(t *testing.T) {
 	for _, dir := range []string{"testdata/sql", "testdata/acceptance"} {
@@ -196,6 +198,9 @@ func (h *harness) query(t *testing.T, d *datadriven.TestData) string {
 		d.Fatalf(t, "the statement returned no rows, only the message %q", res.Message)
 	}
 	rs := res.Rows
+	if d.HasArg("fails") {
+		return drainError(t, d, rs)
+	}
 	rows := drain(t, d, rs)
 	if d.HasArg("expected") {
 		var spec string
@@ -249,6 +254,26 @@ func drain(t *testing.T, d *datadriven.TestData, rs *cli.RowStream) []types.Row 
 			return rows
 		}
 		rows = append(rows, r)
+	}
+}
+
+// drainError reads a stream that must fail and prints the rows before the
+// failure and the error.
+func drainError(t *testing.T, d *datadriven.TestData, rs *cli.RowStream) string {
+	defer closeStream(rs)
+	ctx, cancel := context.WithTimeout(t.Context(), statementTimeout)
+	defer cancel()
+	var b strings.Builder
+	for {
+		r, ok, err := rs.Next(ctx)
+		if err != nil {
+			b.WriteString("error: " + err.Error() + "\n")
+			return b.String()
+		}
+		if !ok {
+			d.Fatalf(t, "the query was to fail, but it ended normally")
+		}
+		b.WriteString(r.Kind.String() + formatValues(rs.Schema, r.Values) + "\n")
 	}
 }
 

@@ -9,6 +9,7 @@ import (
 
 	"github.com/eddy-sql/eddy/internal/catalog"
 	"github.com/eddy-sql/eddy/internal/cli"
+	"github.com/eddy-sql/eddy/internal/connector/kafka"
 	"github.com/eddy-sql/eddy/internal/sql/ast"
 	"github.com/eddy-sql/eddy/internal/sql/plan"
 	"github.com/eddy-sql/eddy/internal/sqlerr"
@@ -49,20 +50,32 @@ func (e *Engine) createTable(ctx context.Context, s *ast.CreateTable) (*cli.Resu
 		return nil, sqlerr.Newf(sqlerr.DuplicateObject, "Table '%s' already exists in %s.%s", t.Name, t.Catalog, t.Database).At(s.Name.Pos()).
 			WithHint("use CREATE TABLE IF NOT EXISTS, or DROP TABLE %s first", t.Name)
 	}
-	t.Log = t.FullName() + "#" + newID()
-	if err := e.logs.CreateLog(t.Log, t.Buckets()); err != nil {
-		return nil, fmt.Errorf("creating the log of %s: %w", t.Name, err)
+	note := ""
+	if kafka.IsConnector(t.Connector()) {
+		if note, err = e.createKafkaTable(ctx, p, t, s); err != nil {
+			return nil, err
+		}
+	} else {
+		t.Log = t.FullName() + "#" + newID()
+		if err := e.logs.CreateLog(t.Log, t.Buckets()); err != nil {
+			return nil, fmt.Errorf("creating the log of %s: %w", t.Name, err)
+		}
 	}
 	if err := e.cat.CreateTable(t); err != nil {
 		return nil, err
 	}
 	if s.Query == nil {
+		if note != "" {
+			return &cli.Result{Message: "Table '" + t.Name + "' has been created." + note}, nil
+		}
 		return ok()
 	}
 	ins, err := p.PlanInsert(t, nil, s.Query, s.Query.Pos())
 	if err != nil {
 		_ = e.cat.DropTable(t.Catalog, t.Database, t.Name)
-		_ = e.logs.DropLog(t.Log)
+		if t.Log != "" {
+			_ = e.logs.DropLog(t.Log)
+		}
 		return nil, err
 	}
 	if _, err := e.startJob(ctx, ins, false); err != nil {
@@ -102,7 +115,12 @@ func (e *Engine) insert(ctx context.Context, s *ast.Insert) (*cli.Result, error)
 		if err != nil {
 			return nil, err
 		}
-		if err := e.appendRows(t, rows); err != nil {
+		if kafka.IsConnector(t.Connector()) {
+			err = e.writeKafka(ctx, p, t, rows)
+		} else {
+			err = e.appendRows(t, rows)
+		}
+		if err != nil {
 			return nil, err
 		}
 		return &cli.Result{Message: fmt.Sprintf("Inserted %d rows into %s.", len(rows), t.Name)}, nil
