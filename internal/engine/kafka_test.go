@@ -74,7 +74,9 @@ func (k *kafkaHarness) run(t *testing.T, d *datadriven.TestData) string {
 		return k.consume(t, d)
 	}
 	d.Input = k.subst(d.Input)
-	return k.harness.run(t, d)
+	out := k.harness.run(t, d)
+	// The addresses change with every run.
+	return strings.NewReplacer(k.kc.Bootstrap(), "${BOOTSTRAP}", k.kc.RegistryURL(), "${REGISTRY}").Replace(out)
 }
 
 func (k *kafkaHarness) client(t *testing.T, opts ...kgo.Opt) *kgo.Client {

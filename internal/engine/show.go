@@ -6,6 +6,7 @@ import (
 	"strings"
 
 	"github.com/eddy-sql/eddy/internal/catalog"
+	"github.com/eddy-sql/eddy/internal/connector/kafka"
 	"github.com/eddy-sql/eddy/internal/cli"
 	"github.com/eddy-sql/eddy/internal/jobgraph"
 	"github.com/eddy-sql/eddy/internal/sql/ast"
@@ -105,7 +106,7 @@ func (e *Engine) showCreateTable(s *ast.ShowCreateTable) (*cli.Result, error) {
 	return &cli.Result{Message: "\n" + CreateTableSQL(t)}, nil
 }
 
-// CreateTableSQL renders the DDL of a table.
+// CreateTableSQL renders the DDL of a table, secrets redacted.
 func CreateTableSQL(t *catalog.Table) string {
 	var b strings.Builder
 	fmt.Fprintf(&b, "CREATE TABLE %s (\n", ast.QuoteIdent(t.Catalog)+"."+ast.QuoteIdent(t.Database)+"."+ast.QuoteIdent(t.Name))
@@ -159,8 +160,11 @@ func CreateTableSQL(t *catalog.Table) string {
 	}
 	if len(t.Options) > 0 {
 		var opts []string
+		// Secrets of Kafka tables (passwords, JAAS configs, registry
+		// credentials) are not shown.
+		shown := kafka.Redacted(t.Options)
 		for _, k := range sortedKeys(t.Options) {
-			opts = append(opts, fmt.Sprintf("  '%s' = '%s'", k, strings.ReplaceAll(t.Options[k], "'", "''")))
+			opts = append(opts, fmt.Sprintf("  '%s' = '%s'", k, strings.ReplaceAll(shown[k], "'", "''")))
 		}
 		fmt.Fprintf(&b, "\nWITH (\n%s\n)", strings.Join(opts, ",\n"))
 	}

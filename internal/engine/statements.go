@@ -101,6 +101,9 @@ func (e *Engine) dropTable(s *ast.DropTable) (*cli.Result, error) {
 			return nil, fmt.Errorf("dropping the log of %s: %w", t.Name, err)
 		}
 	}
+	if kafka.IsConnector(t.Connector()) {
+		return &cli.Result{Message: fmt.Sprintf("Table '%s' has been dropped. Its topic '%s' was kept: Eddy never deletes topics.", t.Name, t.Options["topic"])}, nil
+	}
 	return ok()
 }
 

@@ -427,6 +427,13 @@ func (c *Config) parseProperties(o map[string]string) error {
 		}
 		c.Client = append(c.Client, kgo.DialTLSConfig(cfg))
 	}
+	if !strings.HasPrefix(proto, "SASL") {
+		for _, k := range []string{"sasl.mechanism", "sasl.jaas.config", "sasl.username", "sasl.password"} {
+			if prop(k) != "" {
+				return optionError("properties."+k, "'properties.%s' needs 'properties.security.protocol' = 'SASL_SSL' or 'SASL_PLAINTEXT'", k)
+			}
+		}
+	}
 	if strings.HasPrefix(proto, "SASL") {
 		user, pass := prop("sasl.username"), prop("sasl.password")
 		if jaas := prop("sasl.jaas.config"); jaas != "" {
