@@ -390,6 +390,13 @@ func (e *Engine) startJob(ctx context.Context, p *plan.QueryPlan, bounded bool) 
 			opts.CheckpointInterval = d
 		}
 	}
+	name := "sql session"
+	if e.run != nil && e.run.name != "" {
+		name = e.run.name
+	}
+	for i := range p.Job.Inputs {
+		p.Job.Inputs[i].Errors.Statement = name
+	}
 	if e.run != nil {
 		opts.ID, opts.Resume, opts.Bounded = e.run.jobID, e.run.resume, false
 		if e.run.checkpointEvery > 0 {

@@ -18,6 +18,7 @@ import (
 
 // runState carries the options of one Run call to startJob.
 type runState struct {
+	name            string
 	dryRun          bool
 	jobID           string
 	resume          bool
@@ -34,6 +35,9 @@ type RunOptions struct {
 	// JobID identifies the job's state and checkpoints; a statement uses
 	// its uid so that it resumes where it stopped.
 	JobID string
+	// Name is the statement's name (the statement_name of dead-letter
+	// rows).
+	Name string
 	// Resume restarts from the job's last checkpoint.
 	Resume bool
 	// CheckpointInterval of the job. Default: the runtime's.
@@ -92,7 +96,7 @@ func (e *Engine) Run(ctx context.Context, sql string, opts RunOptions) (*Outcome
 	}
 	saved := e.sess
 	e.sess = sess
-	e.run = &runState{jobID: opts.JobID, resume: opts.Resume, checkpointEvery: opts.CheckpointInterval, dryRun: opts.DryRun}
+	e.run = &runState{name: opts.Name, jobID: opts.JobID, resume: opts.Resume, checkpointEvery: opts.CheckpointInterval, dryRun: opts.DryRun}
 	defer func() { e.sess, e.run = saved, nil }()
 	if opts.DryRun {
 		if q, isQuery := stmt.(ast.Query); isQuery {

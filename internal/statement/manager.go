@@ -316,7 +316,7 @@ func (m *Manager) start(e *entry, resume bool) {
 		}
 	}
 	out, err := m.eng.Run(m.ctx, e.st.Spec.Statement, engine.RunOptions{
-		Properties: e.st.Spec.Properties, JobID: jobID(e), Resume: resume, CheckpointInterval: interval,
+		Properties: e.st.Spec.Properties, JobID: jobID(e), Name: e.st.Name, Resume: resume, CheckpointInterval: interval,
 	})
 	if err != nil {
 		m.addException(e, err)
