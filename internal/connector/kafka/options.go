@@ -41,8 +41,9 @@ type Table struct {
 	// Buckets is the DISTRIBUTED INTO count, 0 when not given.
 	Buckets int
 	Options map[string]string
-	// Defaults are engine settings used when an option is absent:
-	// "eddy.kafka.bootstrap.servers" and "eddy.schema-registry.url".
+	// Defaults are session settings used when an option is absent:
+	// "eddy.kafka.bootstrap.servers", "eddy.schema-registry.url" and
+	// "table.exec.source.idle-timeout".
 	Defaults map[string]string
 }
 
@@ -81,6 +82,10 @@ type Config struct {
 	Client        []kgo.Opt
 	GroupID       string
 	ReadCommitted bool
+	// AutoOffsetReset is 'properties.auto.offset.reset' (earliest, latest,
+	// none or ""): where group-offsets starts a partition the group has no
+	// committed offset for ("" and none: nowhere, an error, as in Flink).
+	AutoOffsetReset string
 
 	KeyFormat, ValueFormat   string
 	KeyOptions, ValueOptions map[string]string
@@ -198,10 +203,15 @@ func Parse(t Table) (*Config, error) {
 	if c.Bounded.Mode == Group && c.GroupID == "" {
 		return nil, optionError("scan.bounded.mode", "'scan.bounded.mode' = 'group-offsets' needs 'properties.group.id'")
 	}
-	if v := o["scan.watermark.idle-timeout"]; v != "" {
-		if c.IdleTimeout, err = types.ParseDuration(v); err != nil || c.IdleTimeout <= 0 {
-			return nil, optionError("scan.watermark.idle-timeout", "'scan.watermark.idle-timeout' = '%s' is not a positive duration", v).
-				WithHint("write a duration such as '30 s' or '5 min'")
+	idleKey, idle := "scan.watermark.idle-timeout", o["scan.watermark.idle-timeout"]
+	if idle == "" {
+		// Flink's session default for every source.
+		idleKey, idle = "table.exec.source.idle-timeout", t.Defaults["table.exec.source.idle-timeout"]
+	}
+	if idle != "" && idle != "0" {
+		if c.IdleTimeout, err = types.ParseDuration(idle); err != nil || c.IdleTimeout < 0 {
+			return nil, optionError("scan.watermark.idle-timeout", "'%s' = '%s' is not a duration", idleKey, idle).
+				WithHint("write a duration such as '30 s' or '5 min' (0 turns idleness off)")
 		}
 	}
 	if c.Partitioner, err = oneOf(o, "sink.partitioner", "default", "default", "fixed", "round-robin"); err != nil {
@@ -268,7 +278,22 @@ func checkKeys(o map[string]string) error {
 				return e.WithHint("supported properties: %s", strings.Join(properties, ", "))
 			}
 		case strings.HasPrefix(k, "key.") || strings.HasPrefix(k, "value."):
-			// key.<format>.<option>, value.<format>.<option>: checked by the format.
+			// key.<format>.<option>, value.<format>.<option>: checked by the
+			// format. A misspelt key.fields, key.fields-prefix or
+			// value.fields-include is not a format option: parseFormats
+			// skips "<part>.fields*" keys, so it would be silently ignored.
+			part, rest, _ := strings.Cut(k, ".")
+			if strings.HasPrefix(rest, "fields") {
+				e := optionError(k, "Unknown option '%s' for a Kafka table", k)
+				if s := suggest(k, topLevel); s != "" {
+					e.WithHint("did you mean '%s'?", s)
+				}
+				return e
+			}
+			if part == "key" && o["key.format"] == "" {
+				return optionError(k, "'%s' is a key format option but the table has no 'key.format'", k).
+					WithHint("add 'key.format' or remove '%s'", k)
+			}
 		default:
 			e := optionError(k, "Unknown option '%s' for a Kafka table", k)
 			if s := suggest(k, topLevel); s != "" {
@@ -353,6 +378,13 @@ func parsePosition(o map[string]string, prefix, def string, modes []string) (Pos
 func (c *Config) parseProperties(o map[string]string) error {
 	prop := func(k string) string { return o["properties."+k] }
 	c.GroupID = prop("group.id")
+	switch v := strings.ToLower(strings.TrimSpace(prop("auto.offset.reset"))); v {
+	case "", "earliest", "latest", "none":
+		c.AutoOffsetReset = v
+	default:
+		return optionError("properties.auto.offset.reset", "'properties.auto.offset.reset' = '%s' is not valid", prop("auto.offset.reset")).
+			WithHint("use earliest, latest or none")
+	}
 	c.ReadCommitted = true
 	iso := prop("isolation.level")
 	if v := o["kafka.consumer.isolation-level"]; v != "" {
@@ -461,7 +493,43 @@ func (c *Config) parseProperties(o map[string]string) error {
 	return nil
 }
 
-var jaasRe = regexp.MustCompile(`(username|password)\s*=\s*"((?:[^"\\]|\\.)*)"`)
+var jaasRe = regexp.MustCompile(`\b(username|password)\s*=\s*"((?:[^"\\]|\\.)*)"`)
+
+// unescapeJAAS resolves the backslash escapes of a quoted JAAS value as
+// Kafka's JaasConfig (java.io.StreamTokenizer) does: \n, \t, \r, \b, \f,
+// \a and \v are control characters, any other escaped character (\" or
+// \\) stands for itself (octal escapes are not supported).
+func unescapeJAAS(s string) string {
+	if !strings.Contains(s, `\`) {
+		return s
+	}
+	var b strings.Builder
+	for i := 0; i < len(s); i++ {
+		c := s[i]
+		if c == '\\' && i+1 < len(s) {
+			i++
+			c = s[i]
+			switch c {
+			case 'n':
+				c = '\n'
+			case 't':
+				c = '\t'
+			case 'r':
+				c = '\r'
+			case 'b':
+				c = '\b'
+			case 'f':
+				c = '\f'
+			case 'a':
+				c = '\a'
+			case 'v':
+				c = '\v'
+			}
+		}
+		b.WriteByte(c)
+	}
+	return b.String()
+}
 
 // parseJAAS reads the user and password of a sasl.jaas.config value such
 // as `org.apache.kafka.common.security.plain.PlainLoginModule required
@@ -469,7 +537,7 @@ var jaasRe = regexp.MustCompile(`(username|password)\s*=\s*"((?:[^"\\]|\\.)*)"`)
 func parseJAAS(s string) (string, string, error) {
 	var user, pass string
 	for _, m := range jaasRe.FindAllStringSubmatch(s, -1) {
-		v := strings.ReplaceAll(m[2], `\"`, `"`)
+		v := unescapeJAAS(m[2])
 		if m[1] == "username" {
 			user = v
 		} else {
@@ -496,6 +564,9 @@ func tlsConfig(ca, cert, key string) (*tls.Config, error) {
 		cfg.RootCAs = pool
 	}
 	if cert != "" || key != "" {
+		if cert == "" || key == "" {
+			return nil, optionError("properties.ssl.certificate.location", "A client certificate needs both 'properties.ssl.certificate.location' and 'properties.ssl.key.location'")
+		}
 		pair, err := tls.LoadX509KeyPair(cert, key)
 		if err != nil {
 			return nil, optionError("properties.ssl.certificate.location", "loading the client certificate: %v", err)
@@ -537,9 +608,9 @@ func (c *Config) parseFormats(o map[string]string) error {
 		}
 	}
 	for _, f := range []struct {
-		name string
-		opts map[string]string
-	}{{c.KeyFormat, c.KeyOptions}, {c.ValueFormat, c.ValueOptions}} {
+		part, name string
+		opts       map[string]string
+	}{{"key", c.KeyFormat, c.KeyOptions}, {"value", c.ValueFormat, c.ValueOptions}} {
 		if f.name != "avro-confluent" && f.name != "json-registry" {
 			continue
 		}
@@ -553,8 +624,8 @@ func (c *Config) parseFormats(o map[string]string) error {
 			url = c.Table.Defaults["eddy.schema-registry.url"]
 		}
 		if url == "" {
-			return optionError("value."+f.name+".url", "Format '%s' needs the schema registry URL", f.name).
-				WithHint("add 'value.%s.url' = 'http://host:8081' (for a local registry run `eddy dev kafka`)", f.name)
+			return optionError(f.part+"."+f.name+".url", "Format '%s' needs the schema registry URL", f.name).
+				WithHint("add '%s.%s.url' = 'http://host:8081' (for a local registry run `eddy dev kafka`)", f.part, f.name)
 		}
 		c.RegistryURL = url
 	}

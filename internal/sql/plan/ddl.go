@@ -61,8 +61,23 @@ func (p *Planner) TableFromDDL(ct *ast.CreateTable, query *types.Schema) (*catal
 		}
 	}
 	if kafka.IsConnector(t.Connector()) {
-		if _, err := p.KafkaConfig(t, ct); err != nil {
+		cfg, err := p.KafkaConfig(t, ct)
+		if err != nil {
 			return nil, err
+		}
+		// Session defaults are resolved now, so that the table works the
+		// same in every later session and statement.
+		if t.Options["properties.bootstrap.servers"] == "" {
+			t.Options["properties.bootstrap.servers"] = strings.Join(cfg.Bootstrap, ",")
+		}
+		for _, part := range []string{"key", "value"} {
+			f := t.Options[part+".format"]
+			if part == "value" && f == "" {
+				f = t.Options["format"]
+			}
+			if (f == "avro-confluent" || f == "avro-registry" || f == "json-registry") && !hasURL(t.Options, part) {
+				t.Options[part+"."+f+".url"] = cfg.RegistryURL
+			}
 		}
 	}
 	return t, nil
@@ -302,4 +317,15 @@ func checkOptions(t *catalog.Table, ct *ast.CreateTable) error {
 		}
 	}
 	return nil
+}
+
+// hasURL reports whether a registry format of the key or value part has
+// its URL option.
+func hasURL(opts map[string]string, part string) bool {
+	for k := range opts {
+		if strings.HasPrefix(k, part+".") && strings.HasSuffix(k, ".url") {
+			return true
+		}
+	}
+	return false
 }

@@ -54,7 +54,7 @@ func (p *Planner) kafkaTable(t *catalog.Table) kafka.Table {
 		kt.Buckets = t.Distribution.Buckets
 	}
 	if p.Session != nil {
-		for _, k := range []string{"eddy.kafka.bootstrap.servers", "eddy.schema-registry.url"} {
+		for _, k := range []string{"eddy.kafka.bootstrap.servers", "eddy.schema-registry.url", "table.exec.source.idle-timeout"} {
 			if v := p.Session.Config[k]; v != "" {
 				kt.Defaults[k] = v
 			}
