@@ -6,8 +6,8 @@ import (
 	"strings"
 
 	"github.com/eddy-sql/eddy/internal/catalog"
-	"github.com/eddy-sql/eddy/internal/connector/kafka"
 	"github.com/eddy-sql/eddy/internal/cli"
+	"github.com/eddy-sql/eddy/internal/connector/kafka"
 	"github.com/eddy-sql/eddy/internal/jobgraph"
 	"github.com/eddy-sql/eddy/internal/sql/ast"
 	"github.com/eddy-sql/eddy/internal/sqlerr"
