@@ -35,7 +35,11 @@ type barrier struct {
 	// positions are the source's next offsets when it injected the
 	// barrier: everything before them is covered by this checkpoint.
 	positions []logstore.Position
-	mu        sync.Mutex
+	// deadLetters are the dead-letter rows of bad records read before the
+	// barrier: they commit with this checkpoint, which covers their
+	// records.
+	deadLetters []deadLetter
+	mu          sync.Mutex
 	arrived   int
 	// done is closed after the checkpoint committed; err is set before.
 	done chan struct{}

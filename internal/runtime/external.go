@@ -1,9 +1,11 @@
 package runtime
 
 import (
+	"bytes"
 	"context"
 	"errors"
 	"fmt"
+	"maps"
 	"sort"
 	"strings"
 	"sync"
@@ -58,6 +60,16 @@ type mixReader struct {
 	cur    connector.Record
 	curExt *extInput
 	err    error
+	job    *Job
+	// dlq holds the dead-letter rows of bad records read since the last
+	// Positions (see releaseDeadLetters).
+	dlq []deadLetter
+}
+
+// deadLetter is an encoded dead-letter row and the log it goes to.
+type deadLetter struct {
+	log string
+	row []byte
 }
 
 // openExternal opens the job's external inputs at their checkpointed
@@ -94,8 +106,12 @@ func (s *source) openExternal(ctx context.Context) error {
 			closeExternal(exts)
 			return fmt.Errorf("opening %s: %w", in.Table, err)
 		}
+		// pos and avail must be maps of their own: the SPI does not
+		// promise a fresh map from every Start call, and avail running
+		// ahead of pos is what keeps unread records from being skipped.
+		start := rd.Start()
 		e := &extInput{input: i, name: name, src: in.Source, rd: rd, queues: map[int32][]connector.Record{},
-			pos: rd.Start(), avail: rd.Start(), lastActive: map[int32]int64{}}
+			pos: maps.Clone(start), avail: maps.Clone(start), lastActive: map[int32]int64{}}
 		for p := range e.pos {
 			e.parts = append(e.parts, p)
 		}
@@ -135,7 +151,7 @@ func (s *source) openExternal(ctx context.Context) error {
 	if len(exts) == 0 {
 		return nil
 	}
-	r := &mixReader{logs: s.reader, ext: exts, batches: make(chan extBatch, 4*len(exts))}
+	r := &mixReader{logs: s.reader, ext: exts, batches: make(chan extBatch, 4*len(exts)), job: s.job}
 	r.ctx, r.cancel = context.WithCancel(s.job.ctx)
 	for _, e := range exts {
 		r.wg.Add(1)
@@ -187,9 +203,19 @@ func (r *mixReader) receive(b extBatch) {
 	}
 	e := b.ext
 	for _, rec := range b.recs {
+		if e.bounded && rec.Offset >= e.target[rec.Partition] {
+			// Past a snapshot's or scan.bounded end: never read. Queueing
+			// it would grow the queue for as long as the job runs and
+			// make Wait return at once (a busy loop) once the input
+			// finished while other inputs go on.
+			continue
+		}
 		e.queues[rec.Partition] = append(e.queues[rec.Partition], rec)
 	}
 	for p, o := range b.next {
+		if e.bounded {
+			o = min(o, e.target[p])
+		}
 		e.avail[p] = max(e.avail[p], o)
 	}
 }
@@ -318,6 +344,30 @@ func (r *mixReader) Positions() []logstore.Position {
 	return out
 }
 
+// takeDeadLetters hands the dead-letter rows read so far to a barrier. Rows
+// appended to the job's writer at once would go out with the next
+// checkpoint that commits, which may be one whose barrier was injected
+// before their records were read (its commit runs while the source reads
+// on): a job resumed from it would read the records again and log them
+// twice. Carried by the barrier, they commit with the checkpoint that
+// covers their records.
+func (s *source) takeDeadLetters() []deadLetter {
+	if s.mix == nil || len(s.mix.dlq) == 0 {
+		return nil
+	}
+	out := s.mix.dlq
+	s.mix.dlq = nil
+	return out
+}
+
+// appendDeadLetters appends a checkpoint's dead-letter rows to the job's
+// writer; j.writerMu must be held.
+func (j *Job) appendDeadLetters(rows []deadLetter) {
+	for _, d := range rows {
+		j.writer.Append(d.log, 0, nil, d.row)
+	}
+}
+
 // Wait implements inputReader.
 func (r *mixReader) Wait(ctx context.Context) error {
 	for _, e := range r.ext {
@@ -388,13 +438,20 @@ func appendMeta(vals []types.Value, rec logstore.Record, ext *connector.Record, 
 	case connector.NoTimestampType:
 		tt = "NoTimestampType"
 	}
-	hs := make([]types.MapEntry, 0, len(ext.Headers))
-	for _, h := range ext.Headers {
-		v := types.Null
-		if h.Value != nil {
-			v = types.NewBytes(h.Value)
-		}
-		// Duplicate header keys: the last one wins.
+	epoch := types.Null
+	if ext.LeaderEpoch >= 0 {
+		epoch = types.NewInt(int64(ext.LeaderEpoch))
+	}
+	return append(vals, types.NewTimestampMillis(ext.Timestamp), types.NewString(tt), types.NewString(in.Source.Topic()),
+		headerMap(ext.Headers), epoch, nullableBytes(ext.Key), nullableBytes(ext.Value))
+}
+
+// headerMap is the MAP<STRING, BYTES> of a record's headers: a duplicate
+// key keeps its last value (map keys are unique).
+func headerMap(headers []connector.Header) types.Value {
+	hs := make([]types.MapEntry, 0, len(headers))
+	for _, h := range headers {
+		v := nullableBytes(h.Value)
 		dup := false
 		for j := range hs {
 			if hs[j].Key.Str() == h.Key {
@@ -405,12 +462,7 @@ func appendMeta(vals []types.Value, rec logstore.Record, ext *connector.Record, 
 			hs = append(hs, types.MapEntry{Key: types.NewString(h.Key), Val: v})
 		}
 	}
-	epoch := types.Null
-	if ext.LeaderEpoch >= 0 {
-		epoch = types.NewInt(int64(ext.LeaderEpoch))
-	}
-	return append(vals, types.NewTimestampMillis(ext.Timestamp), types.NewString(tt), types.NewString(in.Source.Topic()),
-		types.NewMap(hs), epoch, nullableBytes(ext.Key), nullableBytes(ext.Value))
+	return types.NewMap(hs)
 }
 
 func nullableBytes(b []byte) types.Value {
@@ -434,10 +486,6 @@ func (s *source) badRecord(in *jobgraph.Input, rec *connector.Record, err error)
 		s.job.logger.Debug("skipped a bad record", "table", in.Table, "at", where, "err", err)
 		return nil
 	case "log":
-		hs := make([]types.MapEntry, 0, len(rec.Headers))
-		for _, h := range rec.Headers {
-			hs = append(hs, types.MapEntry{Key: types.NewString(h.Key), Val: nullableBytes(h.Value)})
-		}
 		row := types.Row{Values: []types.Value{
 			types.NewTimestampTime(s.job.env.Clock.Now()),
 			types.NewString("DESERIALIZATION_ERROR"),
@@ -448,15 +496,14 @@ func (s *source) badRecord(in *jobgraph.Input, rec *connector.Record, err error)
 			types.NewInt(int64(rec.Partition)),
 			types.NewInt(rec.Offset),
 			types.NewTimestampMillis(rec.Timestamp),
-			types.NewMap(hs),
+			headerMap(rec.Headers),
 			nullableBytes(rec.Key),
 			nullableBytes(rec.Value),
 		}}
+		// The row commits with the checkpoint covering its record (see
+		// mixReader.releaseDeadLetters).
 		s.dlq = types.AppendRow(s.dlq[:0], row)
-		s.job.writerMu.Lock()
-		s.job.writer.Append(in.Errors.Log, 0, nil, s.dlq)
-		s.job.dlqRows++
-		s.job.writerMu.Unlock()
+		s.mix.dlq = append(s.mix.dlq, deadLetter{log: in.Errors.Log, row: bytes.Clone(s.dlq)})
 		s.job.metrics.skipped.Add(1)
 		return nil
 	}
@@ -500,17 +547,25 @@ func (s *source) emitWatermark(ctx context.Context, i int) error {
 }
 
 // checkIdle re-evaluates the watermarks of inputs with an idle timeout
-// (called on the checkpoint tick while the source waits).
+// (called on the checkpoint tick while the source waits) and sends those
+// that advanced: the source may wait for records for a long time, and
+// the watermark is what fires the timers downstream meanwhile.
 func (s *source) checkIdle(ctx context.Context) error {
 	if s.mix == nil {
 		return nil
 	}
+	sent := false
 	for _, e := range s.mix.ext {
 		if e.src.IdleTimeout() > 0 && s.inputs[e.input].Watermark != nil {
+			before := s.inWM[e.input]
 			if err := s.emitWatermark(ctx, e.input); err != nil {
 				return err
 			}
+			sent = sent || s.inWM[e.input] != before
 		}
+	}
+	if sent {
+		return s.send(ctx)
 	}
 	return nil
 }

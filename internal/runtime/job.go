@@ -73,8 +73,6 @@ type Job struct {
 	results      chan types.Row
 	writer       *logstore.Writer
 	writerMu     sync.Mutex
-	// dlqRows counts dead-letter rows in writer (guarded by writerMu).
-	dlqRows int
 	// ext writes the rows of an external sink.
 	ext connector.SinkWriter
 	// commitBatch assembles each checkpoint's commit (only touched by the
@@ -575,7 +573,7 @@ func (st *subtask) checkpoint(ctx context.Context, b *barrier) error {
 	b.mu.Unlock()
 	if last {
 		if b.err == nil {
-			b.err = st.job.commit(b.positions)
+			b.err = st.job.commit(b.positions, b.deadLetters)
 		}
 		close(b.done)
 	}
@@ -610,22 +608,22 @@ func (st *subtask) flush() error {
 
 // commit merges the subtasks' batches into the first and commits it with
 // the sink output. Every subtask is blocked in checkpoint meanwhile.
-func (j *Job) commit(positions []logstore.Position) error {
+func (j *Job) commit(positions []logstore.Position, deadLetters []deadLetter) error {
 	if j.opts.Bounded && j.graph.Sink.Kind == jobgraph.CollectSink {
 		// A snapshot query keeps no state once it has printed, but the
 		// dead-letter rows of bad records it skipped are kept.
 		for _, st := range j.subtasks {
 			st.batch.Reset()
 		}
-		j.writerMu.Lock()
-		defer j.writerMu.Unlock()
-		if j.dlqRows == 0 {
+		if len(deadLetters) == 0 {
 			return nil
 		}
+		j.writerMu.Lock()
+		defer j.writerMu.Unlock()
+		j.appendDeadLetters(deadLetters)
 		if err := j.env.Logs.Commit(j.writer, j.env.DB.NewWriteBatch(), true); err != nil {
 			return fmt.Errorf("checkpoint: committing dead-letter rows: %w", err)
 		}
-		j.dlqRows = 0
 		return nil
 	}
 	// Assemble the commit in an unindexed batch: the sink's records need no
@@ -658,13 +656,13 @@ func (j *Job) commit(positions []logstore.Position) error {
 	size := int64(first.Len())
 	j.writerMu.Lock()
 	defer j.writerMu.Unlock()
+	j.appendDeadLetters(deadLetters)
 	// Synced: Pebble keeps the tail of its WAL in memory until a sync, so
 	// an unsynced checkpoint could vanish with the process (kill -9).
 	if err := j.env.Logs.Commit(j.writer, first, true); err != nil {
 		first.Reset()
 		return fmt.Errorf("checkpoint: committing: %w", err)
 	}
-	j.dlqRows = 0
 	if j.ext != nil {
 		if err := j.ext.Commit(j.ctx); err != nil {
 			return fmt.Errorf("checkpoint: %w", err)

@@ -157,6 +157,7 @@ func (s *source) add(ctx context.Context, ev event) error {
 
 func (s *source) barrier(ctx context.Context, b *barrier) error {
 	b.positions = s.reader.Positions()
+	b.deadLetters = s.takeDeadLetters()
 	if err := s.add(ctx, event{kind: evBarrier, barrier: b}); err != nil {
 		return err
 	}
@@ -225,6 +226,7 @@ func (s *source) run(ctx context.Context) error {
 			}
 			end := s.job.newBarrier()
 			end.positions = s.reader.Positions()
+			end.deadLetters = s.takeDeadLetters()
 			if err := s.add(ctx, event{kind: evEnd, barrier: end}); err != nil {
 				return err
 			}
