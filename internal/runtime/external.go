@@ -60,9 +60,8 @@ type mixReader struct {
 	cur    connector.Record
 	curExt *extInput
 	err    error
-	job    *Job
 	// dlq holds the dead-letter rows of bad records read since the last
-	// Positions (see releaseDeadLetters).
+	// barrier (see takeDeadLetters).
 	dlq []deadLetter
 }
 
@@ -151,7 +150,7 @@ func (s *source) openExternal(ctx context.Context) error {
 	if len(exts) == 0 {
 		return nil
 	}
-	r := &mixReader{logs: s.reader, ext: exts, batches: make(chan extBatch, 4*len(exts)), job: s.job}
+	r := &mixReader{logs: s.reader, ext: exts, batches: make(chan extBatch, 4*len(exts))}
 	r.ctx, r.cancel = context.WithCancel(s.job.ctx)
 	for _, e := range exts {
 		r.wg.Add(1)

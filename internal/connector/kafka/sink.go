@@ -513,7 +513,8 @@ func (w *writer) probe(ctx context.Context, admCl *kgo.Client, m marker) (bool, 
 	}
 	cl, err := w.cfg.newClient(
 		kgo.ConsumePartitions(map[string]map[int32]kgo.Offset{w.cfg.Topic: {part: kgo.NewOffset().At(first)}}),
-		kgo.FetchIsolationLevel(kgo.ReadCommitted()), kgo.KeepControlRecords())
+		kgo.FetchIsolationLevel(kgo.ReadCommitted()), kgo.KeepControlRecords(),
+		kgo.DisableFetchSessions()) // see the reader's client in Source.Open
 	if err != nil {
 		return false, err
 	}

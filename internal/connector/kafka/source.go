@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"slices"
 	"sync"
 	"time"
 
@@ -11,6 +12,7 @@ import (
 	"github.com/eddy-sql/eddy/internal/format"
 	"github.com/eddy-sql/eddy/types"
 	"github.com/twmb/franz-go/pkg/kadm"
+	"github.com/twmb/franz-go/pkg/kerr"
 	"github.com/twmb/franz-go/pkg/kgo"
 )
 
@@ -115,6 +117,11 @@ func (s *Source) Open(ctx context.Context, env connector.Env, from map[int32]int
 		kgo.FetchIsolationLevel(iso),
 		kgo.KeepControlRecords(),
 		kgo.FetchMaxWait(200*time.Millisecond),
+		// One reader per job input reads few partitions: fetch sessions
+		// (KIP-227) save little, and kgo v1.22.3's Close tears a session
+		// down without synchronizing with an in-flight fetch (a data race
+		// under -race whenever a reader is closed while fetching).
+		kgo.DisableFetchSessions(),
 	)
 	if err != nil {
 		return nil, err
@@ -157,7 +164,10 @@ func (s *Source) Decode(rec *connector.Record, dst []types.Value) ([]types.Value
 		if c.ValueFormat == "raw" {
 			return dst, kind, nil // raw: a null value is a NULL column
 		}
-		return nil, 0, badRecord("value", &format.Error{Format: c.ValueFormat, Offset: -1, Reason: "record without a value (a tombstone) in a 'kafka' table"})
+		// A tombstone in a 'kafka' table is skipped (and counted by the
+		// runtime), as Flink's json and avro formats skip a null message
+		// (docs/decisions/0008 §2, "Changelog on the wire").
+		return nil, 0, nil
 	}
 	vv, err := s.value.Decode(rec.Value, nil)
 	if err != nil {
@@ -301,12 +311,23 @@ func (r *reader) resolve(ctx context.Context, p Position, ends map[int32]int64) 
 		if err == nil {
 			err = resp.Error()
 		}
+		if errors.Is(err, kerr.GroupIDNotFound) {
+			// A group that never committed may not exist at all (kfake
+			// answers GROUP_ID_NOT_FOUND where older brokers answer -1
+			// offsets): no committed offsets, auto.offset.reset decides.
+			resp, err = nil, nil
+		}
 		if err != nil {
 			return nil, fmt.Errorf("fetching offsets of group %s: %w", r.cfg.GroupID, err)
 		}
 		var fallback map[int32]int64
-		reset := r.cfg.Table.Options["properties.auto.offset.reset"]
+		reset := r.cfg.AutoOffsetReset
+		parts := make([]int32, 0, len(ends))
 		for part := range ends {
+			parts = append(parts, part)
+		}
+		slices.Sort(parts) // the first partition without an offset is named in errors
+		for _, part := range parts {
 			if o, ok := resp.Lookup(topic, part); ok && o.At >= 0 {
 				out[part] = o.At
 				continue
@@ -325,14 +346,22 @@ func (r *reader) resolve(ctx context.Context, p Position, ends map[int32]int64) 
 					lo.Each(func(o kadm.ListedOffset) { fallback[o.Partition] = o.Offset })
 				}
 				out[part] = fallback[part]
-			case "", "latest":
+			case "latest":
 				out[part] = ends[part]
-			default:
-				return nil, fmt.Errorf("group %s has no committed offset for %s partition %d and 'properties.auto.offset.reset' = '%s'", r.cfg.GroupID, topic, part, reset)
+			default: // "" or none (Flink's default for group-offsets)
+				return nil, fmt.Errorf("group %s has no committed offset for topic %s partition %d and 'properties.auto.offset.reset' is %s: set it to 'earliest' or 'latest' to start such partitions there",
+					r.cfg.GroupID, topic, part, orNotSet(reset))
 			}
 		}
 	}
 	return out, nil
+}
+
+func orNotSet(v string) string {
+	if v == "" {
+		return "not set"
+	}
+	return "'" + v + "'"
 }
 
 // Fetch implements connector.Reader.
