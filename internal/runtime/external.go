@@ -25,7 +25,7 @@ type extInput struct {
 	src    connector.Source
 	rd     connector.Reader
 	parts  []int32
-	queues map[int32][]connector.Record
+	queues map[int32]*recQueue
 	// pos is the next offset after the records emitted; avail the next
 	// offset after everything received (past control records).
 	pos, avail map[int32]int64
@@ -109,7 +109,7 @@ func (s *source) openExternal(ctx context.Context) error {
 		// promise a fresh map from every Start call, and avail running
 		// ahead of pos is what keeps unread records from being skipped.
 		start := rd.Start()
-		e := &extInput{input: i, name: name, src: in.Source, rd: rd, queues: map[int32][]connector.Record{},
+		e := &extInput{input: i, name: name, src: in.Source, rd: rd, queues: map[int32]*recQueue{},
 			pos: maps.Clone(start), avail: maps.Clone(start), lastActive: map[int32]int64{}}
 		for p := range e.pos {
 			e.parts = append(e.parts, p)
@@ -209,7 +209,12 @@ func (r *mixReader) receive(b extBatch) {
 			// finished while other inputs go on.
 			continue
 		}
-		e.queues[rec.Partition] = append(e.queues[rec.Partition], rec)
+		q := e.queues[rec.Partition]
+		if q == nil {
+			q = &recQueue{}
+			e.queues[rec.Partition] = q
+		}
+		q.push(rec)
 	}
 	for p, o := range b.next {
 		if e.bounded {
@@ -244,7 +249,8 @@ func (r *mixReader) pick() (e *extInput, p int32, wait bool) {
 		}
 		done := true
 		for _, q := range x.parts {
-			if len(x.queues[q]) == 0 {
+			xq := x.queues[q]
+			if xq.len() == 0 {
 				x.pos[q] = max(x.pos[q], x.avail[q])
 			}
 			if x.target != nil {
@@ -252,20 +258,20 @@ func (r *mixReader) pick() (e *extInput, p int32, wait bool) {
 				if x.pos[q] >= t {
 					continue
 				}
-				if len(x.queues[q]) == 0 {
+				if xq.len() == 0 {
 					return nil, 0, true
 				}
-				if x.queues[q][0].Offset >= t {
+				if xq.peek().Offset >= t {
 					// Only control or aborted records lie before the target.
 					x.pos[q] = t
 					continue
 				}
-			} else if len(x.queues[q]) == 0 {
+			} else if xq.len() == 0 {
 				continue
 			}
 			done = false
-			h := &x.queues[q][0]
-			if best == nil || before(h, x, best.queues[bp][0], best) {
+			h := xq.peek()
+			if best == nil || before(h, x, best.queues[bp].peek(), best) {
 				best, bp = x, q
 			}
 		}
@@ -286,7 +292,7 @@ func (e *extInput) boundedEnd() bool {
 	return true
 }
 
-func before(a *connector.Record, ax *extInput, b connector.Record, bx *extInput) bool {
+func before(a *connector.Record, ax *extInput, b *connector.Record, bx *extInput) bool {
 	if a.Timestamp != b.Timestamp {
 		return a.Timestamp < b.Timestamp
 	}
@@ -311,9 +317,7 @@ func (r *mixReader) Next() (logstore.Record, bool, error) {
 		}
 		e, p, wait := r.pick()
 		if e != nil {
-			q := e.queues[p]
-			r.cur, r.curExt = q[0], e
-			e.queues[p] = q[1:]
+			r.cur, r.curExt = e.queues[p].pop(), e
 			e.pos[p] = r.cur.Offset + 1
 			return logstore.Record{Log: e.name, Partition: int(p), Offset: r.cur.Offset, Timestamp: r.cur.Timestamp}, true, nil
 		}
@@ -334,7 +338,7 @@ func (r *mixReader) Positions() []logstore.Position {
 	out := r.logs.Positions()
 	for _, e := range r.ext {
 		for _, p := range e.parts {
-			if len(e.queues[p]) == 0 {
+			if e.queues[p].len() == 0 {
 				e.pos[p] = max(e.pos[p], e.avail[p])
 			}
 			out = append(out, logstore.Position{Log: e.name, Partition: int(p), Offset: e.pos[p]})
@@ -371,7 +375,7 @@ func (j *Job) appendDeadLetters(rows []deadLetter) {
 func (r *mixReader) Wait(ctx context.Context) error {
 	for _, e := range r.ext {
 		for _, q := range e.queues {
-			if len(q) > 0 {
+			if q.len() > 0 {
 				return nil
 			}
 		}
@@ -585,4 +589,37 @@ func (s *source) closeFinished(ctx context.Context) error {
 		}
 	}
 	return nil
+}
+
+// recQueue is a partition's queue of fetched records. Its array is reused:
+// emptied, it starts over; half consumed, the rest moves to the front.
+type recQueue struct {
+	recs []connector.Record
+	head int
+}
+
+// len is the number of queued records (0 for a nil queue).
+func (q *recQueue) len() int {
+	if q == nil {
+		return 0
+	}
+	return len(q.recs) - q.head
+}
+
+func (q *recQueue) push(r connector.Record) {
+	if q.head > 0 && (q.head == len(q.recs) || q.head >= cap(q.recs)/2) {
+		n := copy(q.recs, q.recs[q.head:])
+		clear(q.recs[n:])
+		q.recs, q.head = q.recs[:n], 0
+	}
+	q.recs = append(q.recs, r)
+}
+
+func (q *recQueue) peek() *connector.Record { return &q.recs[q.head] }
+
+func (q *recQueue) pop() connector.Record {
+	r := q.recs[q.head]
+	q.recs[q.head] = connector.Record{}
+	q.head++
+	return r
 }

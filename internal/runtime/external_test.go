@@ -774,11 +774,11 @@ func TestExternalOpenError(t *testing.T) {
 // are not queued (they are never read), so a finished input neither grows
 // nor makes Wait return at once.
 func TestMixReaderKeepsNothingPastBounds(t *testing.T) {
-	e := &extInput{parts: []int32{0}, queues: map[int32][]connector.Record{},
+	e := &extInput{parts: []int32{0}, queues: map[int32]*recQueue{},
 		pos: map[int32]int64{0: 2}, avail: map[int32]int64{0: 2}, target: map[int32]int64{0: 2}, bounded: true, finished: true}
 	r := &mixReader{logs: noInput{}, ext: []*extInput{e}, batches: make(chan extBatch, 1)}
 	r.receive(extBatch{ext: e, recs: []connector.Record{{Partition: 0, Offset: 2}, {Partition: 0, Offset: 3}}, next: map[int32]int64{0: 4}})
-	require.Empty(t, e.queues[0])
+	require.Zero(t, e.queues[0].len())
 	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Millisecond)
 	defer cancel()
 	require.ErrorIs(t, r.Wait(ctx), context.DeadlineExceeded, "Wait waits for data")

@@ -342,7 +342,9 @@ func (s *source) record(ctx context.Context, rec logstore.Record) error {
 			return nil
 		}
 		row.Values, row.Kind = vals, kind
-		s.mix.curExt.lastActive[ext.Partition] = s.job.env.Clock.Now().UnixNano()
+		if in.Source.IdleTimeout() > 0 {
+			s.mix.curExt.lastActive[ext.Partition] = s.job.env.Clock.Now().UnixNano()
+		}
 	default:
 		if err := types.DecodeRowInto(rec.Value, &row); err != nil {
 			return fmt.Errorf("decoding record %s/%d@%d: %w", in.Table, rec.Partition, rec.Offset, err)
