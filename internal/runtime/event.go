@@ -40,7 +40,7 @@ type barrier struct {
 	// records.
 	deadLetters []deadLetter
 	mu          sync.Mutex
-	arrived   int
+	arrived     int
 	// done is closed after the checkpoint committed; err is set before.
 	done chan struct{}
 	err  error
