@@ -102,3 +102,44 @@ func BenchmarkRegistryDecode(b *testing.B) {
 		}
 	})
 }
+
+// jsonOrderRow is the 3-column row of the Kafka JSON pipelines.
+func jsonOrderRow(b *testing.B) (*jsonCodec, []byte) {
+	s := types.NewSchema(f("order_id", "BIGINT"), f("event_type", "STRING"), f("event_time", "TIMESTAMP(3)"))
+	c, err := New("json", s, nil)
+	if err != nil {
+		b.Fatal(err)
+	}
+	return c.(*jsonCodec), []byte(`{"order_id":123,"event_type":"PLACED","event_time":"2026-08-01 09:00:00"}`)
+}
+
+// BenchmarkJSONDecode decodes the Kafka pipeline's 3-column row with the
+// single-pass decoder (Decode) and with the generic one (encoding/json
+// into map[string]any, then convert).
+// The all-types sub-benchmarks decode a row of allTypes, nested columns
+// included.
+func BenchmarkJSONDecode(b *testing.B) {
+	c, payload := jsonOrderRow(b)
+	run := func(b *testing.B, decode func([]byte, []types.Value) ([]types.Value, error)) {
+		dst := make([]types.Value, 0, 32)
+		var err error
+		b.ReportAllocs()
+		for b.Loop() {
+			if dst, err = decode(payload, dst[:0]); err != nil {
+				b.Fatal(err)
+			}
+		}
+	}
+	b.Run("fast", func(b *testing.B) { run(b, c.Decode) })
+	b.Run("generic", func(b *testing.B) { run(b, c.decodeGeneric) })
+	all, err := New("json", allTypes(), nil)
+	if err != nil {
+		b.Fatal(err)
+	}
+	if payload, err = all.Encode(nil, allValues(b)); err != nil {
+		b.Fatal(err)
+	}
+	ac := all.(*jsonCodec)
+	b.Run("all-types/fast", func(b *testing.B) { run(b, ac.Decode) })
+	b.Run("all-types/generic", func(b *testing.B) { run(b, ac.decodeGeneric) })
+}

@@ -176,3 +176,169 @@ func FuzzDecodeRegistry(f *testing.F) {
 		}
 	})
 }
+
+// identicalValue reports whether a and b are the same value, bit for bit:
+// the same kind, integer or float bits, string, decimal text (scale
+// included) and, for nested values, the same elements in the same order.
+func identicalValue(a, b types.Value) bool {
+	if a.Kind() != b.Kind() || a.Int() != b.Int() || a.Str() != b.Str() {
+		return false
+	}
+	switch a.Kind() {
+	case types.KindDecimal:
+		return a.Decimal().String() == b.Decimal().String()
+	case types.KindArray:
+		return identicalRow(a.Array(), b.Array())
+	case types.KindRow:
+		return identicalRow(a.Fields(), b.Fields())
+	case types.KindMap:
+		x, y := a.Map(), b.Map()
+		if len(x) != len(y) {
+			return false
+		}
+		for i := range x {
+			if !identicalValue(x[i].Key, y[i].Key) || !identicalValue(x[i].Val, y[i].Val) {
+				return false
+			}
+		}
+	}
+	return true
+}
+
+func identicalRow(a, b []types.Value) bool {
+	if (a == nil) != (b == nil) || len(a) != len(b) {
+		return false
+	}
+	for i := range a {
+		if !identicalValue(a[i], b[i]) {
+			return false
+		}
+	}
+	return true
+}
+
+// jsonDiffCodecs returns json codecs for several schemas (every scalar
+// type, nested types, names needing escapes or matching coerced keys,
+// duplicate and case-different names, more than 64 columns) with the
+// option combinations that affect decoding.
+func jsonDiffCodecs(t testing.TB) []*jsonCodec {
+	extra := types.NewSchema(
+		f("ym", "INTERVAL YEAR TO MONTH"), f("dts", "INTERVAL DAY TO SECOND(3)"), f("bin", "BINARY(4)"),
+		f("vc", "VARCHAR(5)"), f("t0", "TIME(0)"), f("ts0", "TIMESTAMP(0)"), f("ltz9", "TIMESTAMP_LTZ(9)"),
+		f("d55", "DECIMAL(5, 5)"), f("ar", "ARRAY<ROW<x STRING, y ARRAY<DOUBLE>>>"),
+		f("ms", "MAP<STRING, ARRAY<STRING>>"), f("nr", "ROW<a ROW<b TIMESTAMP_LTZ(0)>, c MAP<STRING, BOOLEAN>>"),
+		f("A", "INT"), f("a", "STRING"), f("é", "BIGINT"), f("\ufffd", "STRING"), f("", "BOOLEAN"),
+		f("dup", "INT"), f("dup", "STRING"), f("q\"k\n", "STRING"), f("😀", "DOUBLE"), f("dup", "DATE"))
+	var wide []types.Field
+	for i := range 70 {
+		typ := "INT"
+		if i%2 == 1 {
+			typ = "STRING"
+		}
+		wide = append(wide, f("c"+strconv.Itoa(i), typ))
+	}
+	order := types.NewSchema(f("order_id", "BIGINT"), f("event_type", "STRING"), f("event_time", "TIMESTAMP(3)"))
+	optSets := []map[string]string{
+		nil,
+		{"json.ignore-parse-errors": "true"},
+		{"json.fail-on-missing-field": "true"},
+		{"json.timestamp-format.standard": "ISO-8601"},
+		{"json.ignore-parse-errors": "true", "json.timestamp-format.standard": "ISO-8601"},
+		{"json.fail-on-missing-field": "true", "json.timestamp-format.standard": "SQL"},
+	}
+	var out []*jsonCodec
+	for _, s := range []*types.Schema{allTypes(), extra, types.NewSchema(wide...), order} {
+		for _, o := range optSets {
+			c, err := New("json", s, o)
+			if err != nil {
+				t.Fatal(err)
+			}
+			out = append(out, c.(*jsonCodec))
+		}
+	}
+	return out
+}
+
+// checkJSONFastVsSlow decodes data with the single-pass decoder, with
+// Decode and with the generic decoder, and requires the same results.
+func checkJSONFastVsSlow(t *testing.T, c *jsonCodec, data []byte) {
+	t.Helper()
+	slow, serr := c.decodeGeneric(data, nil)
+	same := func(what string, vals []types.Value, err error) {
+		t.Helper()
+		if (err == nil) != (serr == nil) || err != nil && err.Error() != serr.Error() {
+			t.Fatalf("%s: errors differ on %q (schema %v, ignore %v, fail-on-missing %v):\n%s: %v\ngeneric: %v", what, data, c.schema, c.ignoreErrors, c.failOnMissing, what, err, serr)
+		}
+		if err != nil {
+			if _, ok := asFormatError(err); !ok {
+				t.Fatalf("%s: not a *Error: %#v", what, err)
+			}
+		}
+		if !identicalRow(vals, slow) {
+			t.Fatalf("%s: values differ on %q (schema %v):\n%s: %v\ngeneric: %v", what, data, c.schema, what, vals, slow)
+		}
+	}
+	fast, ok, ferr := c.decodeFast(data, nil)
+	if ok {
+		same("decodeFast", fast, ferr)
+	} else if serr == nil && slow != nil {
+		t.Fatalf("decodeFast gave up on %q, which decodes to %v", data, slow)
+	} else if e, ok := asFormatError(serr); ok && e.Column != "" {
+		t.Fatalf("decodeFast gave up on %q, which fails in a column: %v", data, serr)
+	}
+	vals, err := c.Decode(data, nil)
+	same("Decode", vals, err)
+	// Decode appends to dst.
+	prefix := []types.Value{types.NewInt(7)}
+	vals, err = c.Decode(data, prefix[:1:1])
+	if err == nil && vals != nil {
+		if !identicalValue(vals[0], prefix[0]) {
+			t.Fatalf("Decode lost dst: %v", vals)
+		}
+		vals = vals[1:]
+	}
+	same("Decode with dst", vals, err)
+}
+
+// FuzzJSONFastVsSlow: the single-pass JSON decoder must give the results
+// of the generic one (encoding/json into map[string]any, then convert):
+// the same values, the same errors, the same records skipped.
+func FuzzJSONFastVsSlow(f *testing.F) {
+	codecs := jsonDiffCodecs(f)
+	for _, vals := range [][]types.Value{allValues(f), nullValues(allTypes())} {
+		for _, c := range codecs[:6] {
+			b, err := c.Encode(nil, vals)
+			if err != nil {
+				f.Fatal(err)
+			}
+			f.Add(b)
+		}
+	}
+	for _, s := range []string{
+		`{"order_id":123,"event_type":"PLACED","event_time":"2026-08-01 09:00:00"}`,
+		`{"order_id":"123","event_type":123.50,"event_time":"2026-08-01T09:00:00.1239Z","order_id":7}`,
+		`{"i":1,"d1":"1e3","ts":"2026-08-01T09:00:00Z","arr":[1,null],"m":{"a":null,"a":5,"b":"7"},"r":{"a":"2","a":3}}`,
+		`{"i":1,"fl":"NaN","db":1e400,"s":[true,{}],"by":"AAE="}`,
+		`{"i":"x","i":1}`, `{"i":1,"i":"x"}`, `{"i":1,"b":"TRUE","b":"yes"}`,
+		`{"s":"a\u00e9\ud83d\ude00\ud800x\udc00\ud800\ud800\\\/\b\f\n\r\t\"<>&","\u0069":2,"\u0073":"k"}`,
+		`{"bi":123456789012345678901234567890,"i":1e2,"db":-0.0e-400,"fl":3.4e39,"d1":1E-7,"ti":-129,"si":-0}`,
+		`{"d2":-12345678901234567890123456789012.34565,"d1":"  12.345 ","fl":" 1.5","bi":" 12 ","c":true,"s":false,"b":1}`,
+		"{\"s\":\"\xff\xfe\",\"\xff\":\"x\",\"c\":\"\xed\xa0\x80\",\"a\":\"\xc3\"}",
+		`{"dt":"2026-02-30","tm":"25:00","ts":"2026-08-01 09:00:00.123456789","ltz":"2026-08-01 09:00:00ZZ","ts6":"1969-12-31 23:59:59.9999995"}`,
+		`{"ym":"-14","dts":9223372036855,"bin":"AAE","vc":12345678,"t0":"09:00:00.999","ts0":"2262-04-12","ltz9":"1677-09-21 00:12:44Z","d55":0.123456}`,
+		`{"ar":[{"x":"a","y":[1,2.5e-3]},null,{"x":1}],"ms":{"k":["a",null,1]},"nr":{"a":{"b":"2026-08-01 09:00:00.5Z"},"c":{"t":true,"f":"false"}}}`,
+		`{"A":1,"a":"lower","é":5,"\u00e9":6,"":true,"dup":"2026-08-01","dup":1,"q\"k\n":"y","\ud83d\ude00":1.5,"\ud83d":2}`,
+		`{"c0":1,"c1":"x","c69":"y","c68":68,"c2":"z"}`,
+		"  {  \"i\" : 1 ,\t\"s\" : null\r\n}\n ",
+		`{"s":"ab`, `{"i":1,`, `{"i":1} x`, `{"i":1}{}`, `{"i":1,}`, `{,}`, `{"i" 1}`, `{"i":01}`, `{"i":-}`, `{"i":1.}`,
+		`{"i":1e}`, `{"i":tru}`, `{"i":nul}`, `{"s":"\x"}`, `{"s":"\u12"}`, `{"x":[1,]}`, `{"x":{"a":1,}}`,
+		`[1]`, `"x"`, `1`, `null`, ``, ` `, `{}`, `{"unknown":{"a":[1,{"b":null}]},"i":2}`,
+	} {
+		f.Add([]byte(s))
+	}
+	f.Fuzz(func(t *testing.T, data []byte) {
+		for _, c := range codecs {
+			checkJSONFastVsSlow(t, c, data)
+		}
+	})
+}

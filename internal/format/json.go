@@ -30,6 +30,13 @@ type jsonCodec struct {
 	nullKeyMode    string // FAIL, DROP, LITERAL
 	nullKeyLiteral string
 	ignoreNulls    bool
+
+	// Column index of the single-pass decoder (json_fast.go): index maps a
+	// column name to its first column, first[i] is the first column with
+	// the name of column i and next[i] the next one after i (-1: none).
+	index map[string]int
+	first []int
+	next  []int
 }
 
 func newJSON(s *types.Schema, o map[string]string) (Codec, error) {
@@ -75,6 +82,7 @@ func newJSON(s *types.Schema, o map[string]string) (Codec, error) {
 			return nil, err
 		}
 	}
+	c.buildIndex()
 	return c, nil
 }
 
@@ -393,9 +401,26 @@ func appendJSONString(dst []byte, s string) []byte {
 
 // ---- decoding ----
 
+// Decode decodes one record. Objects go through the single-pass decoder
+// (json_fast.go); whatever it does not accept (other top-level values,
+// malformed or truncated JSON, trailing data) goes through the generic
+// decoder, which reports the error or the record to skip.
 func (c *jsonCodec) Decode(b []byte, dst []types.Value) ([]types.Value, error) {
 	if b == nil {
 		return nil, nil // a null message: skip, as Flink does
+	}
+	if vals, ok, err := c.decodeFast(b, dst); ok {
+		return vals, err
+	}
+	return c.decodeGeneric(b, dst)
+}
+
+// decodeGeneric decodes a record with encoding/json into map[string]any
+// and converts each column with convert. It defines the results the
+// single-pass decoder must reproduce (FuzzJSONFastVsSlow).
+func (c *jsonCodec) decodeGeneric(b []byte, dst []types.Value) ([]types.Value, error) {
+	if b == nil {
+		return nil, nil
 	}
 	dec := json.NewDecoder(bytes.NewReader(b))
 	dec.UseNumber()
@@ -439,7 +464,7 @@ func (c *jsonCodec) decodeRow(obj map[string]any, fields []types.Field, dst []ty
 		raw, ok := obj[f.Name]
 		if !ok {
 			if c.failOnMissing {
-				return nil, &Error{Format: "json", Column: prefix + f.Name, Offset: -1, Reason: "field is missing ('json.fail-on-missing-field' is true)"}
+				return nil, missingFieldErr(prefix + f.Name)
 			}
 			dst = append(dst, types.Null)
 			continue
@@ -454,6 +479,10 @@ func (c *jsonCodec) decodeRow(obj map[string]any, fields []types.Field, dst []ty
 		dst = append(dst, v)
 	}
 	return dst, nil
+}
+
+func missingFieldErr(path string) error {
+	return &Error{Format: "json", Column: path, Offset: -1, Reason: "field is missing ('json.fail-on-missing-field' is true)"}
 }
 
 func jsonKind(x any) string {
