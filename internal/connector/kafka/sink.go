@@ -66,6 +66,9 @@ type writer struct {
 	pid   int64
 	epoch int16
 	perr  error
+	// verified[i] is set once a commit on clients[i] was confirmed with
+	// the broker (see verifyCommitted).
+	verified [2]bool
 }
 
 func (w *writer) eos() bool { return w.cfg.Delivery == ExactlyOnce }
@@ -307,8 +310,19 @@ func (w *writer) Commit(ctx context.Context) error {
 	// job's context (an unknown outcome is settled on the next Open).
 	cctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 30*time.Second)
 	defer cancel()
+	if !w.verified[w.n%2] {
+		if err := awaitPartitionsStored(cctx, w.cur()); err != nil {
+			return fmt.Errorf("committing transaction %s on topic %s: %w", w.txid(w.n), w.cfg.Topic, err)
+		}
+	}
 	if err := w.cur().EndTransaction(cctx, kgo.TryCommit); err != nil {
 		return fmt.Errorf("committing transaction %s on topic %s: %w", w.txid(w.n), w.cfg.Topic, err)
+	}
+	if i := w.n % 2; !w.verified[i] {
+		if err := verifyCommitted(cctx, w.cur(), w.txid(w.n), w.pid, w.epoch); err != nil {
+			return fmt.Errorf("committing transaction %s on topic %s: %w", w.txid(w.n), w.cfg.Topic, err)
+		}
+		w.verified[i] = true
 	}
 	w.n++
 	w.inTxn = false
@@ -583,8 +597,62 @@ func (w *writer) reproduce(ctx context.Context, kv connector.KV, m marker) error
 	}
 	cctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 30*time.Second)
 	defer cancel()
+	if err := awaitPartitionsStored(cctx, cl); err != nil {
+		return fmt.Errorf("committing transaction %s again: %w", m.TxID, err)
+	}
 	if err := cl.EndTransaction(cctx, kgo.TryCommit); err != nil {
 		return fmt.Errorf("committing transaction %s again: %w", m.TxID, err)
 	}
+	// A fresh client's first transaction: the case verifyCommitted guards.
+	if err := verifyCommitted(cctx, cl, m.TxID, nm.PID, nm.Epoch); err != nil {
+		return fmt.Errorf("committing transaction %s again: %w", m.TxID, err)
+	}
 	return nil
+}
+
+// awaitPartitionsStored returns once cl has stored the partitions of the
+// topics its flushed records went to, which EndTransaction needs to find
+// the transaction's partitions (see verifyCommitted). franz-go v1.22.3
+// partitions the records of a newly loaded topic and then stores the
+// partitions under one lock, which AbortBufferedRecords also takes; with
+// every record flushed it aborts nothing.
+func awaitPartitionsStored(ctx context.Context, cl *kgo.Client) error {
+	return cl.AbortBufferedRecords(ctx)
+}
+
+// errCommitLost is returned when a transaction that EndTransaction reported
+// as ended was not committed.
+var errCommitLost = errors.New("the transaction was aborted instead of committed")
+
+// verifyCommitted confirms with the broker that a transaction that
+// EndTransaction(TryCommit) ended without an error was committed, by
+// sending its EndTxn(commit) again: a retry of a completed commit succeeds,
+// a commit of an aborted transaction is INVALID_TXN_STATE (the retry rules
+// recovery relies on, docs/decisions/0008 §6.4).
+//
+// franz-go v1.22.3 can silently abort instead of committing the first
+// transaction a client writes to a topic: the records of a topic whose
+// partitions are not yet loaded become producible before the client stores
+// the loaded partitions (storePartitionsUpdate), and EndTransaction, which
+// finds the transaction's partitions in that store, can then conclude that
+// nothing was produced and send an abort while returning nil. Later
+// transactions of the client are not affected (the partitions are stored),
+// so the writer waits for the store (awaitPartitionsStored) and verifies
+// the commit for each client's first transaction only. A lost commit
+// fails the job; the next Open finds the checkpoint's marker, learns that
+// Kafka aborted the transaction and produces the output copy again.
+func verifyCommitted(ctx context.Context, cl *kgo.Client, txid string, pid int64, epoch int16) error {
+	req := kmsg.NewPtrEndTxnRequest()
+	req.TransactionalID, req.ProducerID, req.ProducerEpoch, req.Commit = txid, pid, epoch, true
+	resp, err := req.RequestWith(ctx, cl)
+	if err == nil {
+		err = kerr.ErrorForCode(resp.ErrorCode)
+	}
+	switch {
+	case err == nil:
+		return nil
+	case errors.Is(err, kerr.InvalidTxnState):
+		return errCommitLost
+	}
+	return fmt.Errorf("confirming the commit: %w", err)
 }
