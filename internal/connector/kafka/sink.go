@@ -56,6 +56,9 @@ type writer struct {
 	copyKey    []byte
 	clients    [2]*kgo.Client // exactly-once: T0, T1; otherwise clients[0]
 	rr         atomic.Int64
+	// keyIdentity and valueIdentity are set when the key (value) columns
+	// are the row's first columns in order.
+	keyIdentity, valueIdentity bool
 
 	mu    sync.Mutex // guards the fields below and BeginTransaction
 	n     int64      // number of the current transaction (exactly-once)
@@ -90,7 +93,8 @@ func (s *Sink) Open(ctx context.Context, env connector.Env, kv connector.KV) (co
 	if err != nil {
 		return nil, err
 	}
-	w := &writer{s: s, cfg: c, env: env, key: key, value: value, first: map[int32]int64{}}
+	w := &writer{s: s, cfg: c, env: env, key: key, value: value, first: map[int32]int64{},
+		keyIdentity: isPrefix(c.KeyFields), valueIdentity: isPrefix(c.ValueFields)}
 	w.markerKey = append(append([]byte{}, env.KeyPrefix...), "txn/"+c.Table.Name...)
 	w.copyKey = append(append([]byte{}, env.KeyPrefix...), "out/"+c.Table.Name...)
 	admCl, err := c.newClient()
@@ -216,24 +220,15 @@ func (w *writer) encode(row types.Row) (*kgo.Record, bool, error) {
 			rec.Headers = append(rec.Headers, kgo.RecordHeader{Key: "op", Value: []byte{byte(row.Kind)}})
 		}
 	}
-	var vals [16]types.Value
 	if w.key != nil {
-		kv := vals[:0]
-		for _, k := range c.KeyFields {
-			kv = append(kv, row.Values[k])
-		}
-		b, err := w.key.Encode(nil, kv)
+		b, err := w.key.Encode(nil, w.columns(row.Values, c.KeyFields, w.keyIdentity))
 		if err != nil {
 			return nil, false, fmt.Errorf("encoding the key of a row for %s: %w", c.Table.Name, err)
 		}
 		rec.Key = b
 	}
 	if !(c.Changelog == "upsert" && row.Kind == types.Delete) {
-		vv := vals[:0]
-		for _, k := range c.ValueFields {
-			vv = append(vv, row.Values[k])
-		}
-		b, err := w.value.Encode(nil, vv)
+		b, err := w.value.Encode(nil, w.columns(row.Values, c.ValueFields, w.valueIdentity))
 		if err != nil {
 			return nil, false, fmt.Errorf("encoding a row for %s: %w", c.Table.Name, err)
 		}
@@ -261,6 +256,30 @@ func (w *writer) encode(row types.Row) (*kgo.Record, bool, error) {
 		}
 	}
 	return rec, false, nil
+}
+
+// columns returns the values of the given columns of a row: a prefix of
+// the row when they are its first columns in order (no copy), else a copy
+// (Write runs on several subtasks, so the copy is not a shared scratch).
+func (w *writer) columns(vals []types.Value, idx []int, identity bool) []types.Value {
+	if identity {
+		return vals[:len(idx)]
+	}
+	out := make([]types.Value, len(idx))
+	for i, k := range idx {
+		out[i] = vals[k]
+	}
+	return out
+}
+
+// isPrefix reports whether idx is 0, 1, ..., len(idx)-1.
+func isPrefix(idx []int) bool {
+	for i, k := range idx {
+		if k != i {
+			return false
+		}
+	}
+	return true
 }
 
 // Prepare implements connector.SinkWriter.

@@ -22,7 +22,9 @@ type Source struct {
 
 	mu         sync.Mutex
 	key, value format.Codec
-	keyBuf     []types.Value
+	// keyBuf and valBuf are decoding scratch (Decode runs on the job's
+	// source task only).
+	keyBuf, valBuf []types.Value
 }
 
 // NewSource returns the source of a table.
@@ -145,13 +147,14 @@ func (s *Source) Decode(rec *connector.Record, dst []types.Value) ([]types.Value
 				return nil, 0, badRecord("key", &format.Error{Format: c.KeyFormat, Offset: -1, Reason: "record without a key in an upsert-kafka table"})
 			}
 		} else {
-			kv, err := s.key.Decode(rec.Key, nil)
+			kv, err := s.key.Decode(rec.Key, s.keyBuf[:0])
 			if err != nil {
 				return nil, 0, badRecord("key", err)
 			}
 			if kv == nil {
 				return nil, 0, nil
 			}
+			s.keyBuf = kv
 			for i, k := range c.KeyFields {
 				dst[base+k] = kv[i]
 			}
@@ -169,13 +172,14 @@ func (s *Source) Decode(rec *connector.Record, dst []types.Value) ([]types.Value
 		// (docs/decisions/0008 §2, "Changelog on the wire").
 		return nil, 0, nil
 	}
-	vv, err := s.value.Decode(rec.Value, nil)
+	vv, err := s.value.Decode(rec.Value, s.valBuf[:0])
 	if err != nil {
 		return nil, 0, badRecord("value", err)
 	}
 	if vv == nil {
 		return nil, 0, nil
 	}
+	s.valBuf = vv
 	for i, k := range c.ValueFields {
 		dst[base+k] = vv[i]
 	}
