@@ -16,11 +16,15 @@ acceptance: build
 	../shared/tools/check-acceptance ./bin/eddy ../shared/acceptance
 
 bench:
-	$(GO) test -run '^$$' -bench . -benchmem ./internal/runtime/ ./types/
+	$(GO) test -run '^$$' -bench . -benchmem ./internal/runtime/ ./types/ ./internal/format/
+	$(GO) test -run '^$$' -bench 'KafkaPTFKafka|FranzLoop' -benchtime 1x ./internal/engine/
 
 fuzz:
 	$(GO) test -run '^$$' -fuzz FuzzParse -fuzztime 60s ./internal/sql/parser/
 	$(GO) test -run '^$$' -fuzz FuzzDecodeRow -fuzztime 30s ./types/
+	for f in FuzzDecodeJSON FuzzDecodeAvro FuzzDecodeRaw FuzzDecodeRegistry FuzzJSONFastVsSlow; do \
+		$(GO) test -run '^$$' -fuzz "^$$f$$" -fuzztime 30s ./internal/format/ || exit 1; \
+	done
 
 fmt:
 	gofmt -w $$(git ls-files '*.go')
