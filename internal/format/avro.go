@@ -37,6 +37,9 @@ func appendAvroRecord(dst []byte, fields []types.Field, name string, top bool, d
 	}
 	dst = append(dst, `,"fields":[`...)
 	for i, f := range fields {
+		if !validAvroName(f.Name) {
+			return dst, optErr("format 'avro': column %q is not a valid Avro field name (letters, digits and '_', not starting with a digit); rename it, e.g. SELECT ... AS %s", f.Name, suggestAvroName(f.Name))
+		}
 		if i > 0 {
 			dst = append(dst, ',')
 		}
@@ -53,6 +56,37 @@ func appendAvroRecord(dst []byte, fields []types.Field, name string, top bool, d
 		dst = append(dst, '}')
 	}
 	return append(dst, "]}"...), nil
+}
+
+// validAvroName reports whether s is a valid Avro name:
+// [A-Za-z_][A-Za-z0-9_]*.
+func validAvroName(s string) bool {
+	if s == "" {
+		return false
+	}
+	for i, c := range s {
+		switch {
+		case c == '_', c >= 'A' && c <= 'Z', c >= 'a' && c <= 'z':
+		case c >= '0' && c <= '9' && i > 0:
+		default:
+			return false
+		}
+	}
+	return true
+}
+
+// suggestAvroName replaces what an Avro name cannot hold with '_'.
+func suggestAvroName(s string) string {
+	b := []byte(s)
+	for i, c := range b {
+		if !(c == '_' || c >= 'A' && c <= 'Z' || c >= 'a' && c <= 'z' || c >= '0' && c <= '9' && i > 0) {
+			b[i] = '_'
+		}
+	}
+	if len(b) == 0 {
+		return "col"
+	}
+	return string(b)
 }
 
 func appendAvroType(dst []byte, t types.Type, recName, path string, depth int) ([]byte, error) {

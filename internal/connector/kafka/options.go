@@ -190,6 +190,9 @@ func Parse(t Table) (*Config, error) {
 	if err := c.parseKeys(o); err != nil {
 		return nil, err
 	}
+	if err := c.checkAvroNames(); err != nil {
+		return nil, err
+	}
 	var err error
 	if c.Startup, err = parsePosition(o, "scan.startup", Earliest, []string{Earliest, Latest, Group, Timestamp, Specific}); err != nil {
 		return nil, err
@@ -780,3 +783,23 @@ func Redacted(o map[string]string) map[string]string {
 }
 
 func (c *Config) String() string { return fmt.Sprintf("kafka topic %s", c.Topic) }
+
+// checkAvroNames rejects, at CREATE TABLE, columns that Avro formats cannot
+// name (Flink's schema derivation fails on them too).
+func (c *Config) checkAvroNames() error {
+	for _, p := range []struct {
+		key, format string
+		schema      *types.Schema
+	}{{"key.format", c.KeyFormat, c.keySchema()}, {"value.format", c.ValueFormat, c.valueSchema()}} {
+		if p.format != "avro" && p.format != "avro-confluent" || p.schema.Len() == 0 {
+			continue
+		}
+		if _, err := format.AvroSchema(p.schema); err != nil {
+			if e, ok := sqlerr.As(err); ok {
+				return &OptionError{Key: p.key, Err: e}
+			}
+			return optionError(p.key, "%v", err)
+		}
+	}
+	return nil
+}
