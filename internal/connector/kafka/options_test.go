@@ -49,7 +49,7 @@ import (
 // CN eddy-client) and bad.pem (not PEM); the output shows it as ${DIR}.
 func TestParse(t *testing.T) {
 	dir := t.TempDir()
-	writeCerts(t, dir)
+	_, _, _ = writeCerts(t, dir)
 	base := describeConfig(t, mustParse(t, kafka.Table{
 		Name:    "cat.db.t",
 		Columns: []types.Field{{Name: "id", Type: types.MustParseType("INT")}, {Name: "v", Type: types.MustParseType("STRING")}},
@@ -354,9 +354,9 @@ func describeMechanism(t *testing.T, m sasl.Mechanism) string {
 }
 
 // writeCerts writes ca.pem, cert.pem, key.pem and bad.pem into dir and
-// returns the CA pool and a server certificate for 127.0.0.1 signed by the
-// same CA (for a TLS broker).
-func writeCerts(t *testing.T, dir string) (pool *x509.CertPool, server tls.Certificate) {
+// returns the CA pool, a server certificate for 127.0.0.1 signed by the
+// same CA (for a TLS broker), and one signed by it for another host only.
+func writeCerts(t *testing.T, dir string) (pool *x509.CertPool, server, otherHost tls.Certificate) {
 	t.Helper()
 	caKey, err := ecdsa.GenerateKey(elliptic.P256(), rand.Reader)
 	require.NoError(t, err)
@@ -403,6 +403,12 @@ func writeCerts(t *testing.T, dir string) (pool *x509.CertPool, server tls.Certi
 		ExtKeyUsage: []x509.ExtKeyUsage{x509.ExtKeyUsageServerAuth},
 	})
 
+	otherHost, _, _ = issue(4, &x509.Certificate{
+		Subject:     pkix.Name{CommonName: "broker.example"},
+		DNSNames:    []string{"broker.example"},
+		ExtKeyUsage: []x509.ExtKeyUsage{x509.ExtKeyUsageServerAuth},
+	})
+
 	write := func(name string, data []byte) {
 		require.NoError(t, os.WriteFile(filepath.Join(dir, name), data, 0o600))
 	}
@@ -410,5 +416,5 @@ func writeCerts(t *testing.T, dir string) (pool *x509.CertPool, server tls.Certi
 	write("cert.pem", certPEM)
 	write("key.pem", keyPEM)
 	write("bad.pem", []byte("this is not PEM\n"))
-	return pool, server
+	return pool, server, otherHost
 }

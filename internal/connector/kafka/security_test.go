@@ -17,7 +17,7 @@ import (
 // has neither, so these clusters are started with kfake directly).
 func TestSecurityEndToEnd(t *testing.T) {
 	dir := t.TempDir()
-	pool, server := writeCerts(t, dir)
+	pool, server, otherHost := writeCerts(t, dir)
 	users := []kfake.Opt{
 		kfake.EnableSASL(),
 		kfake.Superuser("PLAIN", "alice", "s3cret"),
@@ -32,6 +32,7 @@ func TestSecurityEndToEnd(t *testing.T) {
 	}
 	saslPlaintext := start(users...)
 	saslSSL := start(append(users, kfake.TLS(&tls.Config{Certificates: []tls.Certificate{server}, MinVersion: tls.VersionTLS12}))...)
+	wrongHost := start(kfake.TLS(&tls.Config{Certificates: []tls.Certificate{otherHost}, MinVersion: tls.VersionTLS12}))
 	mutualTLS := start(kfake.TLS(&tls.Config{
 		Certificates: []tls.Certificate{server}, ClientCAs: pool, ClientAuth: tls.RequireAndVerifyClientCert, MinVersion: tls.VersionTLS12,
 	}))
@@ -88,6 +89,18 @@ func TestSecurityEndToEnd(t *testing.T) {
 		// The broker's certificate is not signed by a system CA.
 		check(t, saslSSL, map[string]string{"security.protocol": "SASL_SSL",
 			"sasl.mechanism": "SCRAM-SHA-512", "sasl.username": "dave", "sasl.password": "pw512"}, false)
+	})
+	t.Run("hostname-verification", func(t *testing.T) {
+		// The broker's certificate names broker.example, not 127.0.0.1.
+		ssl := map[string]string{"security.protocol": "SSL", "ssl.ca.location": dir + "/ca.pem"}
+		check(t, wrongHost, ssl, false)
+		ssl["ssl.endpoint.identification.algorithm"] = "https"
+		check(t, wrongHost, ssl, false)
+		// Empty turns hostname verification off, as in Kafka's Java client...
+		ssl["ssl.endpoint.identification.algorithm"] = ""
+		check(t, wrongHost, ssl, true)
+		// ...but the chain is still verified.
+		check(t, wrongHost, map[string]string{"security.protocol": "SSL", "ssl.endpoint.identification.algorithm": ""}, false)
 	})
 	t.Run("mutual-tls", func(t *testing.T) {
 		check(t, mutualTLS, map[string]string{"security.protocol": "SSL", "ssl.ca.location": dir + "/ca.pem",
