@@ -135,6 +135,9 @@ func (s *Source) Open(ctx context.Context, env connector.Env, from map[int32]int
 // Decode implements connector.Source.
 func (s *Source) Decode(rec *connector.Record, dst []types.Value) ([]types.Value, types.RowKind, error) {
 	c := s.cfg
+	if s.value == nil {
+		return nil, 0, fmt.Errorf("kafka source %s: Decode before Open", c.Table.Name)
+	}
 	n := len(c.Table.Columns)
 	base := len(dst)
 	for i := 0; i < n; i++ {
