@@ -377,6 +377,16 @@ func (e *Engine) startJob(ctx context.Context, p *plan.QueryPlan, bounded bool) 
 		par = n
 	}
 	opts := runtime.Options{ID: newID(), Bounded: bounded, Parallelism: par}
+	if v := e.sess.Config["eddy.state.cache-keys"]; v != "" {
+		n, err := strconv.Atoi(v)
+		if err != nil {
+			return nil, sqlerr.Newf(sqlerr.InvalidOption, "Invalid 'eddy.state.cache-keys' = '%s': use a number of keys (0 or less: unbounded)", v)
+		}
+		if n <= 0 {
+			n = -1
+		}
+		opts.CacheKeys = n
+	}
 	if v := e.sess.Config["execution.checkpointing.interval"]; v != "" {
 		d, err := plan.ParseDuration(v)
 		if err != nil || d < 0 {

@@ -49,7 +49,15 @@ type Options struct {
 	// ResultBuffer is the capacity of the result channel of collect sinks.
 	// Default: 1024.
 	ResultBuffer int
+	// CacheKeys bounds, per subtask and operator, the keys whose state is
+	// kept in memory between checkpoints; past it, a checkpoint evicts
+	// (clean) keys down to half, and they are read back from the store
+	// when they return. Default: 1,000,000; negative: unbounded.
+	CacheKeys int
 }
+
+// defaultCacheKeys is Options.CacheKeys' default.
+const defaultCacheKeys = 1_000_000
 
 // maxParallelism is the number of key groups keys are hashed into; a
 // subtask owns a contiguous range of key groups, so state can later be
@@ -158,6 +166,12 @@ func Start(ctx context.Context, env Env, g *jobgraph.Job, opts Options) (*Job, e
 	}
 	if opts.ResultBuffer <= 0 {
 		opts.ResultBuffer = 1024
+	}
+	switch {
+	case opts.CacheKeys == 0:
+		opts.CacheKeys = defaultCacheKeys
+	case opts.CacheKeys < 0:
+		opts.CacheKeys = 0 // unbounded
 	}
 	if env.Clock == nil {
 		env.Clock = SystemClock{}
@@ -306,7 +320,7 @@ func (j *Job) newSubtask(i int) (*subtask, error) {
 	st.kv = state.NewPebble(st.batch)
 	for n, in := range j.graph.Inputs {
 		if in.Normalize {
-			st.norms = append(st.norms, newNormalizer(fmt.Sprintf("%s/normalize/%d", j.opts.ID, n), in.Key, st.kv))
+			st.norms = append(st.norms, newNormalizer(fmt.Sprintf("%s/normalize/%d", j.opts.ID, n), in.Key, st.kv, j.opts.CacheKeys))
 		} else {
 			st.norms = append(st.norms, nil)
 		}
@@ -322,7 +336,7 @@ func (j *Job) newSubtask(i int) (*subtask, error) {
 	if j.graph.PTF != nil {
 		ns := j.opts.ID + "/ptf/" + j.graph.PTF.UID
 		var err error
-		var opts []ptfOpOption
+		opts := []ptfOpOption{withMaxKeys(j.opts.CacheKeys)}
 		if n := j.par; n > 1 {
 			// On restore each subtask takes only the keys it owns.
 			opts = append(opts, withKeyOwner(keyOwner(n, i)))
@@ -336,7 +350,7 @@ func (j *Job) newSubtask(i int) (*subtask, error) {
 		for k, c := range j.graph.Chain {
 			next := k + 1
 			emit := func(row types.Row) error { return st.feed(next, row) }
-			op, err := newPTFOp(c.PTF, j.opts.ID+"/ptf/"+c.PTF.UID, st.kv, j.env.Clock, emit)
+			op, err := newPTFOp(c.PTF, j.opts.ID+"/ptf/"+c.PTF.UID, st.kv, j.env.Clock, emit, withMaxKeys(j.opts.CacheKeys))
 			if err != nil {
 				return nil, err
 			}

@@ -14,6 +14,10 @@ type normalizer struct {
 	key   []int
 	kv    KV
 	cache map[string]*normEntry
+	// dirtyKeys lists the keys to write at the next flush; past maxKeys
+	// cached keys, flush evicts clean ones down to half (0: unbounded).
+	dirtyKeys []string
+	maxKeys   int
 	buf   []byte
 	vals  []types.Value
 }
@@ -24,8 +28,8 @@ type normEntry struct {
 	dirty  bool
 }
 
-func newNormalizer(ns string, key []int, kv KV) *normalizer {
-	return &normalizer{ns: ns, key: key, kv: kv, cache: map[string]*normEntry{}}
+func newNormalizer(ns string, key []int, kv KV, maxKeys int) *normalizer {
+	return &normalizer{ns: ns, key: key, kv: kv, cache: map[string]*normEntry{}, maxKeys: maxKeys}
 }
 
 func (n *normalizer) entry(row types.Row) (string, *normEntry, error) {
@@ -57,9 +61,16 @@ func (n *normalizer) entry(row types.Row) (string, *normEntry, error) {
 
 // process returns the retract rows for one upsert row.
 func (n *normalizer) process(row types.Row, out []types.Row) ([]types.Row, error) {
-	_, e, err := n.entry(row)
+	key, e, err := n.entry(row)
 	if err != nil {
 		return out, err
+	}
+	if !e.dirty {
+		defer func() {
+			if e.dirty {
+				n.dirtyKeys = append(n.dirtyKeys, key)
+			}
+		}()
 	}
 	switch row.Kind {
 	case types.Insert, types.UpdateAfter:
@@ -84,8 +95,9 @@ func (n *normalizer) process(row types.Row, out []types.Row) ([]types.Row, error
 }
 
 func (n *normalizer) flush() error {
-	for key, e := range n.cache {
-		if !e.dirty {
+	for _, key := range n.dirtyKeys {
+		e := n.cache[key]
+		if e == nil || !e.dirty {
 			continue
 		}
 		e.dirty = false
@@ -97,6 +109,15 @@ func (n *normalizer) flush() error {
 		}
 		if err := n.kv.Put(n.ns, "last", []byte(key), types.AppendRow(nil, e.row)); err != nil {
 			return err
+		}
+	}
+	n.dirtyKeys = n.dirtyKeys[:0]
+	if n.maxKeys > 0 && len(n.cache) > n.maxKeys {
+		for k := range n.cache { // every entry is clean now
+			if len(n.cache) <= n.maxKeys/2 {
+				break
+			}
+			delete(n.cache, k)
 		}
 	}
 	return nil

@@ -66,6 +66,9 @@ type ptfOp struct {
 	ttl     []int64              // per state entry, nanoseconds; 0 = none
 	cache   map[uint64]*keyState // by maphash of the encoded key; collisions chain through next
 	seed    maphash.Seed
+	// nkeys counts the cached keys; past maxKeys, flush evicts clean keys
+	// (their state is in the KV) down to half of it.
+	nkeys, maxKeys int
 	// in, evalFn and timerFn avoid allocating a closure per call.
 	in      ptf.Input
 	evalFn  func() error
@@ -122,6 +125,12 @@ type ptfOpOption func(*ptfOp)
 // buffers of the keys owns accepts (see keyOwner).
 func withKeyOwner(owns func(key []types.Value) bool) ptfOpOption {
 	return func(op *ptfOp) { op.owns = owns }
+}
+
+// withMaxKeys bounds the number of keys whose state the operator caches
+// (0: unbounded).
+func withMaxKeys(n int) ptfOpOption {
+	return func(op *ptfOp) { op.maxKeys = n }
 }
 
 // keyOwner returns whether subtask i of n owns a partition key, routing
@@ -337,6 +346,7 @@ func (op *ptfOp) enterKey() {
 			ents:    make([]entryState, n),
 		}
 		op.cache[h] = ks
+		op.nkeys++
 	}
 	op.curKey = ks.key
 	op.curKS = ks
@@ -457,10 +467,34 @@ func (op *ptfOp) advance(input int, wm int64) error {
 	}
 }
 
+// evict drops cached keys, in the map's (random) order, until at most
+// target remain. It runs right after flush, when no key is dirty: an
+// evicted key's state is reloaded from the KV when the key comes back.
+func (op *ptfOp) evict(target int) {
+	for h, ks := range op.cache {
+		if op.nkeys <= target {
+			break
+		}
+		delete(op.cache, h)
+		for ; ks != nil; ks = ks.next {
+			op.nkeys--
+		}
+	}
+	op.curKey, op.curKS = "", nil
+}
+
 func (op *ptfOp) fire(e timerEntry) error {
 	ks := op.lookup(e.key)
 	if ks == nil {
-		return fmt.Errorf("internal: timer for unknown key")
+		// The key was evicted from the cache: enter it again.
+		r, err := types.DecodeRow([]byte(e.key))
+		if err != nil {
+			return fmt.Errorf("decoding the key of a timer: %w", err)
+		}
+		op.keyBuf = append(op.keyBuf[:0], e.key...)
+		op.keyVals = append(op.keyVals[:0], r.Values...)
+		op.enterKey()
+		ks = op.curKS
 	}
 	op.curKey, op.curKS = ks.key, ks
 	op.curTimer, op.curRow = &e, nil
@@ -508,6 +542,9 @@ func (op *ptfOp) flush() error {
 		}
 	}
 	op.dirty = op.dirty[:0]
+	if op.maxKeys > 0 && op.nkeys > op.maxKeys {
+		op.evict(op.maxKeys / 2)
+	}
 	// A key's timers are saved as one record, written without reading:
 	// the queue in memory is the truth, the record only serves restore.
 	for key := range op.timerDirty {
