@@ -39,7 +39,7 @@ func countSpec() *jobgraph.PTF {
 	out := types.NewSchema(types.Field{Name: "k", Type: types.BigInt}, types.Field{Name: "n", Type: types.BigInt})
 	return &jobgraph.PTF{
 		Name: "count", UID: "count", Def: def, Produced: ptf.InsertOnly(),
-		Tables: []jobgraph.PTFTable{{Arg: "input", SetSemantic: true, Keys: []int{0}, TimeColumn: 1, Schema: schema, Delivered: ptf.InsertOnly()}},
+		Tables:  []jobgraph.PTFTable{{Arg: "input", SetSemantic: true, Keys: []int{0}, TimeColumn: 1, Schema: schema, Delivered: ptf.InsertOnly()}},
 		FuncOut: types.NewSchema(types.Field{Name: "n", Type: types.BigInt}),
 		Out:     out,
 	}

@@ -18,8 +18,8 @@ type normalizer struct {
 	// cached keys, flush evicts clean ones down to half (0: unbounded).
 	dirtyKeys []string
 	maxKeys   int
-	buf   []byte
-	vals  []types.Value
+	buf       []byte
+	vals      []types.Value
 }
 
 type normEntry struct {
