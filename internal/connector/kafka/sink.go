@@ -63,12 +63,15 @@ type writer struct {
 	mu    sync.Mutex // guards the fields below and BeginTransaction
 	n     int64      // number of the current transaction (exactly-once)
 	inTxn bool
-	copy  []byte // encoded records of the open transaction
-	count int
-	first map[int32]int64
-	pid   int64
-	epoch int16
-	perr  error
+	// prepared is set once Prepare recorded the open transaction in a
+	// checkpoint batch.
+	prepared bool
+	copy     []byte // encoded records of the open transaction
+	count    int
+	first    map[int32]int64
+	pid      int64
+	epoch    int16
+	perr     error
 	// verified[i] is set once a commit on clients[i] was confirmed with
 	// the broker (see verifyCommitted).
 	verified [2]bool
@@ -284,9 +287,8 @@ func isPrefix(idx []int) bool {
 
 // Prepare implements connector.SinkWriter.
 func (w *writer) Prepare(ctx context.Context, b connector.Batch) error {
-	if w.cfg.Delivery == None {
-		return nil
-	}
+	// Every guarantee flushes: 'none' only gives up idempotence and acks
+	// from all replicas, not the output of a stop or a bounded end.
 	if err := w.cur().Flush(ctx); err != nil {
 		return fmt.Errorf("flushing output to topic %s: %w", w.cfg.Topic, err)
 	}
@@ -304,6 +306,9 @@ func (w *writer) Prepare(ctx context.Context, b connector.Batch) error {
 		}
 		return b.Delete(w.copyKey)
 	}
+	// From here a checkpoint may decide the transaction: Close must not
+	// abort it (recovery settles it).
+	w.prepared = true
 	m := marker{N: w.n, TxID: w.txid(w.n), PID: w.pid, Epoch: w.epoch, Parts: copyMap(w.first)}
 	v, err := json.Marshal(m)
 	if err != nil {
@@ -344,7 +349,7 @@ func (w *writer) Commit(ctx context.Context) error {
 		w.verified[i] = true
 	}
 	w.n++
-	w.inTxn = false
+	w.inTxn, w.prepared = false, false
 	w.copy = w.copy[:0]
 	w.count = 0
 	clear(w.first)
@@ -353,6 +358,26 @@ func (w *writer) Commit(ctx context.Context) error {
 
 // Close implements connector.SinkWriter.
 func (w *writer) Close() error {
+	w.mu.Lock()
+	open := w.eos() && w.inTxn && !w.prepared
+	w.mu.Unlock()
+	if open {
+		// Abort what no checkpoint decided, so read_committed readers are
+		// not held up until the transaction times out (a later Open would
+		// fence it too; an INSERT's one-off id never comes back).
+		ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+		cl := w.cur()
+		// Flushed first, so that every record is in the transaction; then
+		// ended with a raw EndTxn(abort) (kgo's EndTransaction may not
+		// see the partitions of a first transaction, see verifyCommitted).
+		_ = cl.Flush(ctx)
+		if pid, epoch, err := cl.ProducerID(ctx); err == nil {
+			req := kmsg.NewPtrEndTxnRequest()
+			req.TransactionalID, req.ProducerID, req.ProducerEpoch, req.Commit = w.txid(w.n), pid, epoch, false
+			_, _ = req.RequestWith(ctx, cl)
+		}
+		cancel()
+	}
 	for _, cl := range w.clients {
 		if cl != nil {
 			cl.Close()
@@ -547,6 +572,9 @@ func (w *writer) probe(ctx context.Context, admCl *kgo.Client, m marker) (bool, 
 	cl, err := w.cfg.newClient(
 		kgo.ConsumePartitions(map[string]map[int32]kgo.Offset{w.cfg.Topic: {part: kgo.NewOffset().At(first)}}),
 		kgo.FetchIsolationLevel(kgo.ReadCommitted()), kgo.KeepControlRecords(),
+		// Never jump to the log start: a first offset that retention
+		// removed cannot be decided by reading.
+		kgo.ConsumeResetOffset(kgo.NoResetOffset()),
 		kgo.DisableFetchSessions()) // see the reader's client in Source.Open
 	if err != nil {
 		return false, err
@@ -554,21 +582,46 @@ func (w *writer) probe(ctx context.Context, admCl *kgo.Client, m marker) (bool, 
 	defer cl.Close()
 	pctx, cancel := context.WithTimeout(ctx, 30*time.Second)
 	defer cancel()
+	undecidable := func(why string) error {
+		return fmt.Errorf("cannot tell whether transaction %s (partition %d from offset %d) was committed: %s; "+
+			"check the topic and delete the statement's marker only if you know", m.TxID, part, first, why)
+	}
+	// Under read_committed an aborted transaction's records are filtered
+	// out and its abort marker remains; a committed one shows its records
+	// (or, compacted away, its commit marker). The first record of the
+	// producer at or after the first offset decides.
 	for {
 		fs := cl.PollFetches(pctx)
 		if pctx.Err() != nil {
-			return false, fmt.Errorf("probing transaction %s: no record at or after offset %d of partition %d (the log start may have passed it); resume with care", m.TxID, first, part)
+			return false, undecidable("no record of the producer at or after that offset")
 		}
-		var found, decided bool
+		var ferr error
+		fs.EachError(func(_ string, _ int32, err error) {
+			if ferr == nil {
+				ferr = err
+			}
+		})
+		if ferr != nil {
+			if errors.Is(ferr, kerr.OffsetOutOfRange) {
+				return false, undecidable("the offset is no longer in the log (retention)")
+			}
+			return false, fmt.Errorf("probing transaction %s: %w", m.TxID, ferr)
+		}
+		var committed, decided bool
 		fs.EachRecord(func(r *kgo.Record) {
-			if decided {
+			if decided || r.ProducerID != m.PID {
 				return
 			}
 			decided = true
-			found = r.Offset == first && r.ProducerID == m.PID && !r.Attrs.IsControl()
+			if r.Attrs.IsControl() {
+				// Control record key: int16 version, int16 type (0 abort, 1 commit).
+				committed = len(r.Key) >= 4 && binary.BigEndian.Uint16(r.Key[2:4]) == 1
+				return
+			}
+			committed = true
 		})
 		if decided {
-			return found, nil
+			return committed, nil
 		}
 	}
 }
@@ -661,17 +714,31 @@ var errCommitLost = errors.New("the transaction was aborted instead of committed
 // fails the job; the next Open finds the checkpoint's marker, learns that
 // Kafka aborted the transaction and produces the output copy again.
 func verifyCommitted(ctx context.Context, cl *kgo.Client, txid string, pid int64, epoch int16) error {
-	req := kmsg.NewPtrEndTxnRequest()
-	req.TransactionalID, req.ProducerID, req.ProducerEpoch, req.Commit = txid, pid, epoch, true
-	resp, err := req.RequestWith(ctx, cl)
-	if err == nil {
-		err = kerr.ErrorForCode(resp.ErrorCode)
+	for attempt := 0; ; attempt++ {
+		req := kmsg.NewPtrEndTxnRequest()
+		req.TransactionalID, req.ProducerID, req.ProducerEpoch, req.Commit = txid, pid, epoch, true
+		resp, err := req.RequestWith(ctx, cl)
+		if err == nil {
+			err = kerr.ErrorForCode(resp.ErrorCode)
+		}
+		switch {
+		case err == nil:
+			return nil
+		case errors.Is(err, kerr.InvalidTxnState):
+			return errCommitLost
+		case errors.Is(err, kerr.ConcurrentTransactions), errors.Is(err, kerr.CoordinatorLoadInProgress),
+			errors.Is(err, kerr.NotCoordinator), errors.Is(err, kerr.CoordinatorNotAvailable):
+			// Kafka answers EndTxn once PrepareCommit is logged and
+			// writes the markers afterwards: a retry meanwhile is
+			// CONCURRENT_TRANSACTIONS. Wait and ask again.
+			if attempt < 50 && ctx.Err() == nil {
+				select {
+				case <-time.After(time.Duration(20*(attempt+1)) * time.Millisecond):
+					continue
+				case <-ctx.Done():
+				}
+			}
+		}
+		return fmt.Errorf("confirming the commit: %w", err)
 	}
-	switch {
-	case err == nil:
-		return nil
-	case errors.Is(err, kerr.InvalidTxnState):
-		return errCommitLost
-	}
-	return fmt.Errorf("confirming the commit: %w", err)
 }
