@@ -134,3 +134,10 @@ type SinkWriter interface {
 	// open transaction is aborted or fenced on the next Open).
 	Close() error
 }
+
+// CommitDeadline is implemented by sink writers whose output must be
+// committed within some time of being written (a Kafka transaction times
+// out): the job checkpoints at least that often.
+type CommitDeadline interface {
+	MaxCheckpointInterval() time.Duration
+}

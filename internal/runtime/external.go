@@ -568,6 +568,8 @@ func (s *source) checkIdle(ctx context.Context) error {
 		}
 	}
 	if sent {
+		// Timers may have written output: the next tick commits it.
+		s.sinceCP++
 		return s.send(ctx)
 	}
 	return nil

@@ -203,6 +203,12 @@ func Start(ctx context.Context, env Env, g *jobgraph.Job, opts Options) (*Job, e
 			return nil, fmt.Errorf("opening the output %s: %w", g.Sink.Table, err)
 		}
 		j.ext = w
+		if cd, ok := w.(connector.CommitDeadline); ok {
+			if d := cd.MaxCheckpointInterval(); d > 0 && opts.CheckpointInterval > d {
+				j.logger.Debug("checkpoint interval shortened for the sink's commit deadline", "interval", d)
+				opts.CheckpointInterval, j.opts.CheckpointInterval = d, d
+			}
+		}
 	}
 	fail := func(err error) (*Job, error) {
 		cancel()

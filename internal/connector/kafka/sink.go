@@ -320,6 +320,16 @@ func (w *writer) Prepare(ctx context.Context, b connector.Batch) error {
 	return b.Set(w.copyKey, w.copy)
 }
 
+// MaxCheckpointInterval implements connector.CommitDeadline: an
+// exactly-once writer's transaction must be committed well within its
+// timeout, so checkpoints come at least every third of it.
+func (w *writer) MaxCheckpointInterval() time.Duration {
+	if !w.eos() {
+		return 0
+	}
+	return w.cfg.TransactionTimeout / 3
+}
+
 // Commit implements connector.SinkWriter.
 func (w *writer) Commit(ctx context.Context) error {
 	if !w.eos() {
