@@ -28,6 +28,17 @@ func (e *Engine) createKafkaTable(ctx context.Context, p *plan.Planner, t *catal
 	if err != nil {
 		return "", err
 	}
+	dlqExists := false
+	if cfg.ErrorMode == "log" {
+		// Checked before anything is created.
+		if dlq, ok := e.cat.Table(t.Catalog, t.Database, cfg.ErrorTarget); ok {
+			if err := plan.CheckDeadLetterTable(dlq); err != nil {
+				return "", sqlerr.Newf(sqlerr.InvalidOption, "Table '%s' cannot take the bad records of %s: %v", dlq.Name, t.Name, err).At(s.Name.Pos()).
+					WithHint("set 'error-handling.log.target' to a new name (it is created with the right columns)")
+			}
+			dlqExists = true
+		}
+	}
 	// A broker that does not answer must not hang the session.
 	ctx, cancel := context.WithTimeout(ctx, kafkaDDLTimeout)
 	defer cancel()
@@ -41,7 +52,11 @@ func (e *Engine) createKafkaTable(ctx context.Context, p *plan.Planner, t *catal
 			WithHint("check 'properties.bootstrap.servers' and that the cluster is up; for a local one run `eddy dev kafka`")
 	}
 	if err := kafka.Register(ctx, cfg); err != nil {
-		return "", sqlerr.Newf(sqlerr.Runtime, "Table '%s': registering its schemas: %v", t.Name, err).At(s.Name.Pos()).
+		kept := ""
+		if created {
+			kept = fmt.Sprintf(" (topic '%s' was created and is kept)", cfg.Topic)
+		}
+		return "", sqlerr.Newf(sqlerr.Runtime, "Table '%s': registering its schemas: %v%s", t.Name, err, kept).At(s.Name.Pos()).
 			WithHint("check the schema registry URL and credentials; a registered schema must be compatible with the table's columns")
 	}
 	note := ""
@@ -49,13 +64,11 @@ func (e *Engine) createKafkaTable(ctx context.Context, p *plan.Planner, t *catal
 		n := max(cfg.Partitions, 1)
 		note = fmt.Sprintf(" Topic '%s' was created with %d partition(s).", cfg.Topic, n)
 	}
-	if cfg.ErrorMode == "log" {
-		if _, ok := e.cat.Table(t.Catalog, t.Database, cfg.ErrorTarget); !ok {
-			if err := e.createDeadLetterTable(t.Catalog, t.Database, cfg.ErrorTarget); err != nil {
-				return "", err
-			}
-			note += fmt.Sprintf(" Bad records go to table '%s'.", cfg.ErrorTarget)
+	if cfg.ErrorMode == "log" && !dlqExists {
+		if err := e.createDeadLetterTable(t.Catalog, t.Database, cfg.ErrorTarget); err != nil {
+			return "", err
 		}
+		note += fmt.Sprintf(" Bad records go to table '%s'.", cfg.ErrorTarget)
 	}
 	return note, nil
 }

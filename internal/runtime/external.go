@@ -90,6 +90,10 @@ func (s *source) openExternal(ctx context.Context) error {
 			}
 		}
 		name := in.Source.Name()
+		if _, dup := s.inputOf[name]; dup {
+			closeExternal(exts)
+			return fmt.Errorf("table %s is read twice by one statement, which Kafka tables do not support yet (its positions would mix)", in.Table)
+		}
 		from := map[int32]int64{}
 		prefix := name + "/"
 		for k, v := range saved {

@@ -2,6 +2,7 @@ package plan
 
 import (
 	"errors"
+	"fmt"
 	"slices"
 	"strings"
 
@@ -149,3 +150,24 @@ func (p *Planner) kafkaSink(t *catalog.Table) (*kafka.Sink, error) {
 
 // KafkaSink returns the sink of a Kafka table (INSERT ... VALUES).
 func (p *Planner) KafkaSink(t *catalog.Table) (*kafka.Sink, error) { return p.kafkaSink(t) }
+
+// CheckDeadLetterTable reports whether t can be the dead-letter table of
+// 'error-handling.mode' = 'log': an Eddy log table with the columns of
+// jobgraph.DeadLetterSchema.
+func CheckDeadLetterTable(t *catalog.Table) error {
+	if t.Connector() != "" || t.Log == "" {
+		return errors.New("it is not an Eddy log table")
+	}
+	want := jobgraph.DeadLetterSchema()
+	have := t.PhysicalSchema()
+	if have.Len() != want.Len() {
+		return fmt.Errorf("it has %d columns, a dead-letter table has %d (%s)", have.Len(), want.Len(), strings.Join(want.Names(), ", "))
+	}
+	for i, f := range want.Fields {
+		h := have.Fields[i]
+		if h.Name != f.Name || !h.Type.Same(f.Type) {
+			return fmt.Errorf("column %d is %s %s, not %s %s", i+1, h.Name, h.Type, f.Name, f.Type)
+		}
+	}
+	return nil
+}

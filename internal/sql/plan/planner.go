@@ -183,6 +183,10 @@ func (p *Planner) addInput(job *jobgraph.Job, t *catalog.Table, pos sqlerr.Pos) 
 				return 0, errAt(pos, sqlerr.UnknownTable, "The dead-letter table '%s' of %s does not exist", cfg.ErrorTarget, t.Name).
 					WithHint("it is created with the table; create it again or set 'error-handling.log.target'")
 			}
+			if err := CheckDeadLetterTable(dlq); err != nil {
+				return 0, errAt(pos, sqlerr.InvalidOption, "Table '%s' cannot take the bad records of %s: %v", dlq.Name, t.Name, err).
+					WithHint("set 'error-handling.log.target' to a new name (it is created with the right columns) or drop that table")
+			}
 			in.Errors.Table, in.Errors.Log = dlq.FullName(), dlq.Log
 		}
 	default:
