@@ -77,7 +77,7 @@ func (p *Planner) PlanValues(t *catalog.Table, cols []*ast.Ident, v *ast.Values)
 				return nil, errAt(r.Pos(), sqlerr.InvalidArgument, "Column '%s' is NOT NULL and has no value", f.Name)
 			}
 		}
-		rows = append(rows, types.Row{Kind: types.Insert, Values: vals})
+		rows = append(rows, types.Row{Kind: types.Insert, Values: reorder(vals, sinkOrder(t))})
 	}
 	return rows, nil
 }
@@ -162,6 +162,20 @@ func (p *Planner) PlanInsert(t *catalog.Table, cols []*ast.Ident, q ast.Query, p
 				return nil, errAt(q.Pos(), sqlerr.InvalidArgument, "Column '%s' of %s is NOT NULL, but the INSERT gives it no value", phys.Fields[i].Name, t.Name)
 			}
 			proj[i], _ = expr.Lit(types.Null, phys.Fields[i].Type)
+		}
+	}
+	// A Kafka sink takes its physical columns first, then the persisted
+	// metadata columns (kafka.Sink); the target list is in declaration
+	// order.
+	if order := sinkOrder(t); order != nil {
+		proj, identity = reorder(proj, order), false
+		phys = types.NewSchema(reorder(phys.Fields, order)...)
+		for i, k := range pk {
+			for j, w := range order {
+				if w == k {
+					pk[i] = j
+				}
+			}
 		}
 	}
 	if !identity {

@@ -105,20 +105,61 @@ func checkKafkaColumn(c *ast.ColumnDef, key string) error {
 	return nil
 }
 
-// writable returns the columns an INSERT writes: the physical columns,
-// then the persisted (not VIRTUAL) metadata columns of a Kafka table.
+// writable returns the columns an INSERT writes, in declaration order:
+// the physical columns and, for a Kafka table, the persisted (not
+// VIRTUAL) metadata columns.
 func writable(t *catalog.Table) *types.Schema {
-	phys := t.PhysicalSchema()
 	if !kafka.IsConnector(t.Connector()) {
-		return phys
+		return t.PhysicalSchema()
 	}
-	fs := append([]types.Field(nil), phys.Fields...)
+	var fs []types.Field
 	for _, c := range t.Columns {
-		if c.Kind == catalog.Metadata && !c.Virtual {
+		if c.Kind == catalog.Physical || c.Kind == catalog.Metadata && !c.Virtual {
 			fs = append(fs, types.Field{Name: c.Name, Type: c.Type.Type})
 		}
 	}
 	return types.NewSchema(fs...)
+}
+
+// sinkOrder maps the rows of a Kafka sink (physical columns, then the
+// persisted metadata columns, as kafka.Sink reads them) to positions in
+// writable(t); nil when the two orders are the same.
+func sinkOrder(t *catalog.Table) []int {
+	if !kafka.IsConnector(t.Connector()) {
+		return nil
+	}
+	var phys, meta []int
+	i := 0
+	for _, c := range t.Columns {
+		switch {
+		case c.Kind == catalog.Physical:
+			phys = append(phys, i)
+		case c.Kind == catalog.Metadata && !c.Virtual:
+			meta = append(meta, i)
+		default:
+			continue
+		}
+		i++
+	}
+	order := append(phys, meta...)
+	for k, w := range order {
+		if k != w {
+			return order
+		}
+	}
+	return nil
+}
+
+// reorder returns vals in the order given (nil: unchanged).
+func reorder[T any](vals []T, order []int) []T {
+	if order == nil {
+		return vals
+	}
+	out := make([]T, len(order))
+	for i, w := range order {
+		out[i] = vals[w]
+	}
+	return out
 }
 
 // kafkaSink builds the sink of an INSERT into a Kafka table.
