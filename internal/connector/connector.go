@@ -47,6 +47,9 @@ type Env struct {
 	// KeyPrefix is where a sink may keep its recovery data in the job's
 	// checkpoints (deleted with the job).
 	KeyPrefix []byte
+	// Bounds, for a source, are the end offsets an earlier run of the job
+	// resolved for a bounded table: a restarted job ends at the same place.
+	Bounds map[int32]int64
 }
 
 // Source is an external input, built (as plain configuration) by the

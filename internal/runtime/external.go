@@ -31,10 +31,12 @@ type extInput struct {
 	pos, avail map[int32]int64
 	// target bounds reading: a snapshot's end, the table's scan.bounded
 	// end, or a sync's end; nil when reading freely.
-	target   map[int32]int64
-	bounded  bool // target is permanent (snapshot or scan.bounded)
-	finished bool // a scan.bounded input reached its end
-	closed   bool // its final watermark went out
+	target  map[int32]int64
+	bounded bool // target is permanent (snapshot or scan.bounded)
+	// tableBounds are the 'scan.bounded.mode' ends, saved in checkpoints.
+	tableBounds map[int32]int64
+	finished    bool // a scan.bounded input reached its end
+	closed      bool // its final watermark went out
 	// lastActive is when each partition last produced a record (clock
 	// nanoseconds), for scan.watermark.idle-timeout.
 	lastActive map[int32]int64
@@ -94,17 +96,12 @@ func (s *source) openExternal(ctx context.Context) error {
 			closeExternal(exts)
 			return fmt.Errorf("table %s is read twice by one statement, which Kafka tables do not support yet (its positions would mix)", in.Table)
 		}
-		from := map[int32]int64{}
-		prefix := name + "/"
-		for k, v := range saved {
-			if len(k) > len(prefix) && k[:len(prefix)] == prefix {
-				var p int32
-				if _, err := fmt.Sscanf(k[len(prefix):], "%d", &p); err == nil {
-					from[p] = v
-				}
-			}
+		from := savedOffsets(saved, name+"/")
+		env := s.job.connectorEnv()
+		if b := savedOffsets(saved, name+boundSuffix+"/"); len(b) > 0 {
+			env.Bounds = b
 		}
-		rd, err := in.Source.Open(ctx, s.job.connectorEnv(), from)
+		rd, err := in.Source.Open(ctx, env, from)
 		if err != nil {
 			closeExternal(exts)
 			return fmt.Errorf("opening %s: %w", in.Table, err)
@@ -128,7 +125,7 @@ func (s *source) openExternal(ctx context.Context) error {
 			s.wm[i][p] = MinWatermark
 		}
 		if b := rd.Bounds(); b != nil {
-			e.target, e.bounded = b, true
+			e.target, e.bounded, e.tableBounds = b, true, rd.Bounds()
 		}
 		if s.targets != nil {
 			t, err := rd.Targets(ctx)
@@ -337,10 +334,36 @@ func (r *mixReader) Next() (logstore.Record, bool, error) {
 	}
 }
 
-// Positions implements inputReader.
+// boundSuffix names, in checkpoints, the end offsets of an input with
+// 'scan.bounded.mode' ("<source>#bound/<partition>"), so that a restarted
+// job ends where the first run would have.
+const boundSuffix = "#bound"
+
+// savedOffsets returns the offsets of a checkpoint's positions under
+// prefix ("<name>/"), by partition.
+func savedOffsets(saved map[string]int64, prefix string) map[int32]int64 {
+	out := map[int32]int64{}
+	for k, v := range saved {
+		if len(k) > len(prefix) && k[:len(prefix)] == prefix {
+			var p int32
+			if _, err := fmt.Sscanf(k[len(prefix):], "%d", &p); err == nil {
+				out[p] = v
+			}
+		}
+	}
+	return out
+}
+
+// Positions implements inputReader. Inputs with a 'scan.bounded.mode' end
+// also report it (as "<name>#bound" positions) for the checkpoint.
 func (r *mixReader) Positions() []logstore.Position {
 	out := r.logs.Positions()
 	for _, e := range r.ext {
+		if e.tableBounds != nil {
+			for p, o := range e.tableBounds {
+				out = append(out, logstore.Position{Log: e.name + boundSuffix, Partition: int(p), Offset: o})
+			}
+		}
 		for _, p := range e.parts {
 			if e.queues[p].len() == 0 {
 				e.pos[p] = max(e.pos[p], e.avail[p])

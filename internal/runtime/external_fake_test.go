@@ -66,8 +66,10 @@ type fakeTopic struct {
 	// fetched lists the offsets Fetch handed out, per reader (in Open order).
 	fetched []map[int32][]int64
 	// opens lists the from maps passed to Open.
-	opens   []map[int32]int64
-	readers []*fakeReader
+	opens []map[int32]int64
+	// openBounds are the env.Bounds each Open got.
+	openBounds []map[int32]int64
+	readers    []*fakeReader
 	// fetchErr, once set, is what Fetch returns.
 	fetchErr error
 }
@@ -221,7 +223,11 @@ func (s *fakeSource) Open(ctx context.Context, env connector.Env, from map[int32
 	t.mu.Lock()
 	defer t.mu.Unlock()
 	r := &fakeReader{src: s, idx: len(t.opens), start: map[int32]int64{}, next: map[int32]int64{},
-		rng: rand.New(rand.NewPCG(s.seed, s.seed+1))}
+		rng: rand.New(rand.NewPCG(s.seed, s.seed+1)), bounds: maps.Clone(s.bounds)}
+	if env.Bounds != nil {
+		r.bounds = maps.Clone(env.Bounds) // resolved by an earlier run
+	}
+	t.openBounds = append(t.openBounds, maps.Clone(env.Bounds))
 	t.opens = append(t.opens, maps.Clone(from))
 	t.fetched = append(t.fetched, map[int32][]int64{})
 	t.readers = append(t.readers, r)
@@ -256,6 +262,7 @@ func (s *fakeSource) Decode(rec *connector.Record, dst []types.Value) ([]types.V
 
 // fakeReader is the connector.Reader of an opened fakeSource.
 type fakeReader struct {
+	bounds map[int32]int64
 	src    *fakeSource
 	idx    int
 	start  map[int32]int64
@@ -271,7 +278,7 @@ func (r *fakeReader) Start() map[int32]int64 {
 	return maps.Clone(r.start)
 }
 
-func (r *fakeReader) Bounds() map[int32]int64 { return maps.Clone(r.src.bounds) }
+func (r *fakeReader) Bounds() map[int32]int64 { return maps.Clone(r.bounds) }
 
 func (r *fakeReader) Targets(ctx context.Context) (map[int32]int64, error) {
 	t := r.src.topic

@@ -784,3 +784,27 @@ func TestMixReaderKeepsNothingPastBounds(t *testing.T) {
 	require.ErrorIs(t, r.Wait(ctx), context.DeadlineExceeded, "Wait waits for data")
 	require.Equal(t, []logstore.Position{{Log: "", Partition: 0, Offset: 2}}, r.Positions())
 }
+
+// TestExternalScanBoundedResume: the end a bounded input resolved when the
+// job first started is saved in its checkpoints; a restarted job ends
+// there, even if resolving again would give a later end.
+func TestExternalScanBoundedResume(t *testing.T) {
+	env, _ := newTestEnv(t)
+	topic := newFakeTopic("bounded-resume", 1)
+	for i := range int64(6) {
+		topic.add(0, 1000*(i+1), i+1, "x")
+	}
+	src := &fakeSource{topic: topic, bounds: map[int32]int64{0: 3}}
+	j := startJob(t, env, collectJob(fakeInput(src)), Options{ID: "br"})
+	require.Equal(t, []int64{1, 2, 3}, keys(drain(t, j)))
+	require.NoError(t, waitJob(t, j))
+
+	// "latest-offset" would now resolve to 6.
+	src.bounds = map[int32]int64{0: 6}
+	j2 := startJob(t, env, collectJob(fakeInput(src)), Options{ID: "br", Resume: true})
+	require.Empty(t, drain(t, j2))
+	require.NoError(t, waitJob(t, j2))
+	topic.mu.Lock()
+	require.Equal(t, []map[int32]int64{nil, {0: 3}}, topic.openBounds)
+	topic.mu.Unlock()
+}

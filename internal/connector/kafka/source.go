@@ -102,7 +102,9 @@ func (s *Source) Open(ctx context.Context, env connector.Env, from map[int32]int
 		r.next[p] = o
 	}
 	if c.Bounded.Mode != Unbounded {
-		if r.bounds, err = r.resolve(ctx, c.Bounded, ends); err != nil {
+		if env.Bounds != nil {
+			r.bounds = copyMap(env.Bounds) // resolved by an earlier run
+		} else if r.bounds, err = r.resolve(ctx, c.Bounded, ends); err != nil {
 			return nil, err
 		}
 	}
