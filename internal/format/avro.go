@@ -334,7 +334,7 @@ func appendBigTwos(dst []byte, x *big.Int) []byte {
 type avroReader struct {
 	b      []byte
 	off    int
-	budget int // array items left (schema resolution only, see spend)
+	budget int // array and map items left, see spend
 }
 
 func (r *avroReader) long(path string) (int64, error) {
@@ -385,7 +385,7 @@ func (r *avroReader) fixed(path string, n int) ([]byte, error) {
 }
 
 func (c *avroCodec) Decode(b []byte, dst []types.Value) ([]types.Value, error) {
-	r := avroReader{b: b}
+	r := newAvroReader(b)
 	for _, f := range c.schema.Fields {
 		v, err := r.value(f.Type, f.Name)
 		if err != nil {
@@ -422,6 +422,32 @@ func (r *avroReader) blockCount(path string) (int, error) {
 		return 0, avroErr(path, off, "block of %d items exceeds the %d bytes left", n, len(r.b)-r.off)
 	}
 	return int(n), nil
+}
+
+// block returns the item count of the next block of an array or map (0 at
+// the end) and charges it to the reader's budget, which bounds the work of
+// blocks of zero-byte items (empty records) that blockCount cannot bound
+// by size. (Decoders loop over blocks themselves: passing an item decoder
+// as a func value would make the reader escape on the hot path.)
+func (r *avroReader) block(path string) (int, error) {
+	n, err := r.blockCount(path)
+	if err != nil || n == 0 {
+		return 0, err
+	}
+	return n, r.spend(path, n)
+}
+
+// mapKey reads the key of a map item.
+func (r *avroReader) mapKey(path string) (types.Value, error) {
+	koff := r.off
+	k, err := r.bytes(path + "{}")
+	if err != nil {
+		return types.Null, err
+	}
+	if !utf8.Valid(k) {
+		return types.Null, avroErr(path, koff, "map key is not valid UTF-8")
+	}
+	return types.NewString(string(k)), nil
 }
 
 func (r *avroReader) value(t types.Type, path string) (types.Value, error) {
@@ -538,16 +564,13 @@ func (r *avroReader) value(t types.Type, path string) (types.Value, error) {
 		}
 		return types.NewTimestamp(n * unit), nil
 	case types.TypeArray:
-		var out []types.Value
+		out := []types.Value{}
 		for {
-			n, err := r.blockCount(path)
-			if err != nil {
-				return types.Null, err
+			n, err := r.block(path)
+			if err != nil || n == 0 {
+				return types.NewArray(out), err
 			}
-			if n == 0 {
-				break
-			}
-			for i := 0; i < n; i++ {
+			for range n {
 				v, err := r.value(*t.Elem, path+"[]")
 				if err != nil {
 					return types.Null, err
@@ -555,37 +578,25 @@ func (r *avroReader) value(t types.Type, path string) (types.Value, error) {
 				out = append(out, v)
 			}
 		}
-		if out == nil {
-			out = []types.Value{}
-		}
-		return types.NewArray(out), nil
 	case types.TypeMap:
 		out := []types.MapEntry{}
 		for {
-			n, err := r.blockCount(path)
-			if err != nil {
-				return types.Null, err
+			n, err := r.block(path)
+			if err != nil || n == 0 {
+				return types.NewMap(out), err
 			}
-			if n == 0 {
-				break
-			}
-			for i := 0; i < n; i++ {
-				koff := r.off
-				k, err := r.bytes(path + "{}")
+			for range n {
+				k, err := r.mapKey(path)
 				if err != nil {
 					return types.Null, err
-				}
-				if !utf8.Valid(k) {
-					return types.Null, avroErr(path, koff, "map key is not valid UTF-8")
 				}
 				v, err := r.value(*t.Val, path+"{}")
 				if err != nil {
 					return types.Null, err
 				}
-				out = append(out, types.MapEntry{Key: types.NewString(string(k)), Val: v})
+				out = append(out, types.MapEntry{Key: k, Val: v})
 			}
 		}
-		return types.NewMap(out), nil
 	case types.TypeRow:
 		out := make([]types.Value, len(t.Fields))
 		for i, f := range t.Fields {
@@ -599,3 +610,6 @@ func (r *avroReader) value(t types.Type, path string) (types.Value, error) {
 	}
 	return types.Null, avroErr(path, off, "type %s is not supported", t)
 }
+
+// newAvroReader returns a reader of an Avro body with its item budget.
+func newAvroReader(b []byte) avroReader { return avroReader{b: b, budget: 8*len(b) + 1024} }

@@ -563,17 +563,11 @@ func compileAvroValue(w avro.Schema, t types.Type, path string, depth int) (reso
 		return func(r *avroReader) (types.Value, error) {
 			out := []types.Value{}
 			for {
-				n, err := r.blockCount(path)
-				if err != nil {
-					return types.Null, err
+				n, err := r.block(path)
+				if err != nil || n == 0 {
+					return types.NewArray(out), err
 				}
-				if n == 0 {
-					break
-				}
-				if err := r.spend(path, n); err != nil {
-					return types.Null, err
-				}
-				for i := 0; i < n; i++ {
+				for range n {
 					v, err := item(r)
 					if err != nil {
 						return types.Null, err
@@ -581,7 +575,6 @@ func compileAvroValue(w avro.Schema, t types.Type, path string, depth int) (reso
 					out = append(out, v)
 				}
 			}
-			return types.NewArray(out), nil
 		}, nil
 	case types.TypeMap:
 		m, ok := w.(*avro.MapSchema)
@@ -595,30 +588,22 @@ func compileAvroValue(w avro.Schema, t types.Type, path string, depth int) (reso
 		return func(r *avroReader) (types.Value, error) {
 			out := []types.MapEntry{}
 			for {
-				n, err := r.blockCount(path)
-				if err != nil {
-					return types.Null, err
+				n, err := r.block(path)
+				if err != nil || n == 0 {
+					return types.NewMap(out), err
 				}
-				if n == 0 {
-					break
-				}
-				for i := 0; i < n; i++ {
-					koff := r.off
-					k, err := r.bytes(path + "{}")
+				for range n {
+					k, err := r.mapKey(path)
 					if err != nil {
 						return types.Null, err
-					}
-					if !utf8.Valid(k) {
-						return types.Null, avroErr(path, koff, "map key is not valid UTF-8")
 					}
 					v, err := val(r)
 					if err != nil {
 						return types.Null, err
 					}
-					out = append(out, types.MapEntry{Key: types.NewString(string(k)), Val: v})
+					out = append(out, types.MapEntry{Key: k, Val: v})
 				}
 			}
-			return types.NewMap(out), nil
 		}, nil
 	case types.TypeRow:
 		if wt != avro.Record {

@@ -295,7 +295,7 @@ func (c *RegistryCodec) DecodeID(b []byte, dst []types.Value) ([]types.Value, ui
 
 // decodeResolved reads a body written with another writer schema.
 func decodeResolved(p *recordProg, body []byte, dst []types.Value) ([]types.Value, error) {
-	r := avroReader{b: body, budget: 8*len(body) + 1024}
+	r := newAvroReader(body)
 	base := len(dst)
 	dst = slices.Grow(dst, p.n)[:base+p.n]
 	if err := p.decodeInto(&r, dst[base:]); err != nil {
