@@ -125,15 +125,7 @@ func has(list []string, s string) bool {
 	return false
 }
 
-func suggest(s string, known []string) string {
-	best, bd := "", 4
-	for _, k := range known {
-		if d := sqlerr.Distance(s, k); d < bd {
-			best, bd = k, d
-		}
-	}
-	return best
-}
+func suggest(s string, known []string) string { return sqlerr.Closest(s, known, 4) }
 
 func boolOpt(opts map[string]string, key string, def bool) (bool, error) {
 	v, ok := opts[key]

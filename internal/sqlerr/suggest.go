@@ -21,3 +21,15 @@ func Distance(a, b string) int {
 	}
 	return prev[len(b)]
 }
+
+// Closest returns the name of known closest to s by Distance when it is
+// fewer than within edits away, else "" (for "did you mean" hints).
+func Closest(s string, known []string, within int) string {
+	best, bd := "", within
+	for _, k := range known {
+		if d := Distance(s, k); d < bd {
+			best, bd = k, d
+		}
+	}
+	return best
+}

@@ -216,12 +216,7 @@ func parseDuration(key, s string) (time.Duration, error) {
 
 // suggestKey returns "; did you mean 'x'?" for a misspelled key.
 func suggestKey(key string, candidates []string) string {
-	best, bestD := "", 4
-	for _, c := range candidates {
-		if d := sqlerr.Distance(key, c); d < bestD {
-			best, bestD = c, d
-		}
-	}
+	best := sqlerr.Closest(key, candidates, 4)
 	if best == "" {
 		return ""
 	}

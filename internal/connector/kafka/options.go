@@ -318,15 +318,7 @@ func contains(list []string, s string) bool {
 	return false
 }
 
-func suggest(s string, known []string) string {
-	best, bd := "", 4
-	for _, k := range known {
-		if d := sqlerr.Distance(s, k); d < bd {
-			best, bd = k, d
-		}
-	}
-	return best
-}
+func suggest(s string, known []string) string { return sqlerr.Closest(s, known, 4) }
 
 func oneOf(o map[string]string, key, def string, values ...string) (string, error) {
 	v := strings.ToLower(strings.TrimSpace(o[key]))
