@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"os"
 	"regexp"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -271,10 +272,10 @@ func checkKeys(o map[string]string) error {
 	sort.Strings(keys)
 	for _, k := range keys {
 		switch {
-		case contains(topLevel, k):
+		case slices.Contains(topLevel, k):
 		case strings.HasPrefix(k, "properties."):
 			p := strings.TrimPrefix(k, "properties.")
-			if !contains(properties, p) {
+			if !slices.Contains(properties, p) {
 				e := optionError(k, "Unsupported Kafka client property '%s'", k)
 				if s := suggest(p, properties); s != "" {
 					return e.WithHint("did you mean 'properties.%s'? Supported: %s", s, strings.Join(properties, ", "))
@@ -309,15 +310,6 @@ func checkKeys(o map[string]string) error {
 	return nil
 }
 
-func contains(list []string, s string) bool {
-	for _, x := range list {
-		if x == s {
-			return true
-		}
-	}
-	return false
-}
-
 func suggest(s string, known []string) string { return sqlerr.Closest(s, known, 4) }
 
 func oneOf(o map[string]string, key, def string, values ...string) (string, error) {
@@ -325,7 +317,7 @@ func oneOf(o map[string]string, key, def string, values ...string) (string, erro
 	if v == "" {
 		return def, nil
 	}
-	if !contains(values, v) {
+	if !slices.Contains(values, v) {
 		return "", optionError(key, "'%s' = '%s' is not valid", key, o[key]).WithHint("use one of: %s", strings.Join(values, ", "))
 	}
 	return v, nil
@@ -744,7 +736,7 @@ func (c *Config) parseKeys(o map[string]string) error {
 		}
 	}
 	for i := range t.Columns {
-		if include == "except_key" && containsInt(c.KeyFields, i) {
+		if include == "except_key" && slices.Contains(c.KeyFields, i) {
 			continue
 		}
 		c.ValueFields = append(c.ValueFields, i)
@@ -760,20 +752,11 @@ func sameInts(a, b []int) bool {
 		return false
 	}
 	for _, x := range a {
-		if !containsInt(b, x) {
+		if !slices.Contains(b, x) {
 			return false
 		}
 	}
 	return true
-}
-
-func containsInt(list []int, x int) bool {
-	for _, y := range list {
-		if y == x {
-			return true
-		}
-	}
-	return false
 }
 
 // keySchema and valueSchema are the columns of the key and the value
