@@ -61,6 +61,9 @@ type Input struct {
 	// Source, when set, is an external input (a Kafka table); Log is then
 	// the source's name and Partitions is learned when it opens.
 	Source connector.Source
+	// MetaUsed has bit 1<<Meta* set for each metadata value a column
+	// reads; the source computes only those (NULL for the rest).
+	MetaUsed uint16
 	// Errors says what to do with records Source cannot decode.
 	Errors ErrorHandling
 	// Physical is the schema of the stored rows.

@@ -472,8 +472,20 @@ func appendMeta(vals []types.Value, rec logstore.Record, ext *connector.Record, 
 	if ext.LeaderEpoch >= 0 {
 		epoch = types.NewInt(int64(ext.LeaderEpoch))
 	}
+	// Headers and the raw key and value cost allocations: only for tables
+	// that read them.
+	headers, rawKey, rawValue := types.Null, types.Null, types.Null
+	if in.MetaUsed&(1<<jobgraph.MetaHeaders) != 0 {
+		headers = headerMap(ext.Headers)
+	}
+	if in.MetaUsed&(1<<jobgraph.MetaRawKey) != 0 {
+		rawKey = nullableBytes(ext.Key)
+	}
+	if in.MetaUsed&(1<<jobgraph.MetaRawValue) != 0 {
+		rawValue = nullableBytes(ext.Value)
+	}
 	return append(vals, types.NewTimestampMillis(ext.Timestamp), types.NewString(tt), types.NewString(in.Source.Topic()),
-		headerMap(ext.Headers), epoch, nullableBytes(ext.Key), nullableBytes(ext.Value))
+		headers, epoch, rawKey, rawValue)
 }
 
 // headerMap is the MAP<STRING, BYTES> of a record's headers: a duplicate
@@ -545,7 +557,7 @@ func (s *source) badRecord(in *jobgraph.Input, rec *connector.Record, err error)
 // longer than the source's idle timeout (continuous reading only).
 func (s *source) emitWatermark(ctx context.Context, i int) error {
 	var e *extInput
-	if s.mix != nil {
+	if src := s.inputs[i].Source; src != nil && src.IdleTimeout() > 0 && s.mix != nil {
 		for _, x := range s.mix.ext {
 			if x.input == i {
 				e = x

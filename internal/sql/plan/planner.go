@@ -193,11 +193,11 @@ func (p *Planner) addInput(job *jobgraph.Job, t *catalog.Table, pos sqlerr.Pos) 
 		return 0, errAt(pos, sqlerr.Unsupported, "Table '%s' uses connector '%s', which this version of Eddy cannot read yet", t.Name, c).
 			WithHint("tables without a 'connector' option are Eddy log tables and work everywhere")
 	}
-	cols, err := tableColumns(t)
+	cols, used, err := tableColumns(t)
 	if err != nil {
 		return 0, err
 	}
-	in.Columns = cols
+	in.Columns, in.MetaUsed = cols, used
 	for _, k := range t.PrimaryKey {
 		in.Key = append(in.Key, t.ColumnIndex(k))
 	}
@@ -215,11 +215,12 @@ func (p *Planner) addInput(job *jobgraph.Job, t *catalog.Table, pos sqlerr.Pos) 
 
 // tableColumns returns the expressions that compute the full row from the
 // stored row plus metadata, or nil when every column is physical.
-func tableColumns(t *catalog.Table) ([]expr.Expr, error) {
+func tableColumns(t *catalog.Table) ([]expr.Expr, uint16, error) {
 	phys := t.PhysicalSchema()
 	if phys.Len() == len(t.Columns) {
-		return nil, nil
+		return nil, 0, nil
 	}
+	var used uint16
 	sc := scopeOf(phys, t.Name)
 	var out []expr.Expr
 	pi := 0
@@ -228,18 +229,18 @@ func tableColumns(t *catalog.Table) ([]expr.Expr, error) {
 		case catalog.Physical:
 			x, err := expr.Col(pi, c.Name, c.Type.Type)
 			if err != nil {
-				return nil, err
+				return nil, 0, err
 			}
 			out = append(out, x)
 			pi++
 		case catalog.Computed:
 			e, err := parseStoredExpr(c.Expr)
 			if err != nil {
-				return nil, fmt.Errorf("parsing computed column %s: %w", c.Name, err)
+				return nil, 0, fmt.Errorf("parsing computed column %s: %w", c.Name, err)
 			}
 			x, err := bindExpr(e, sc)
 			if err != nil {
-				return nil, err
+				return nil, 0, err
 			}
 			out = append(out, x)
 		case catalog.Metadata:
@@ -249,21 +250,22 @@ func tableColumns(t *catalog.Table) ([]expr.Expr, error) {
 			}
 			m, ok := kafkaMeta[key]
 			if !ok {
-				return nil, fmt.Errorf("table %s: unknown metadata key %q", t.Name, key)
+				return nil, 0, fmt.Errorf("table %s: unknown metadata key %q", t.Name, key)
 			}
+			used |= 1 << m.index
 			x, err := expr.Col(phys.Len()+m.index, key, m.typ)
 			if err != nil {
-				return nil, err
+				return nil, 0, err
 			}
 			if !x.Type().Same(c.Type.Type) {
 				if x, err = expr.Cast(x, c.Type.Type, false); err != nil {
-					return nil, err
+					return nil, 0, err
 				}
 			}
 			out = append(out, x)
 		}
 	}
-	return out, nil
+	return out, used, nil
 }
 
 // watermarkExpr binds the stored watermark expression over the full row.
