@@ -4,7 +4,6 @@ import (
 	"crypto/tls"
 	"crypto/x509"
 	"errors"
-	"fmt"
 	"os"
 	"regexp"
 	"slices"
@@ -793,7 +792,6 @@ func Redacted(o map[string]string) map[string]string {
 	return out
 }
 
-func (c *Config) String() string { return fmt.Sprintf("kafka topic %s", c.Topic) }
 
 // checkAvroNames rejects, at CREATE TABLE, columns that Avro formats cannot
 // name (Flink's schema derivation fails on them too).

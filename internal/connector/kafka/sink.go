@@ -32,9 +32,6 @@ type Sink struct {
 // NewSink returns the sink of a table.
 func NewSink(cfg *Config) *Sink { return &Sink{cfg: cfg, TimestampCol: -1, HeadersCol: -1} }
 
-// Config returns the table's options.
-func (s *Sink) Config() *Config { return s.cfg }
-
 // marker is what a checkpoint records of the sink's open transaction: the
 // decision that it is to be committed (docs/decisions/0008 §6.3).
 type marker struct {

@@ -30,9 +30,6 @@ type Source struct {
 // NewSource returns the source of a table.
 func NewSource(cfg *Config) *Source { return &Source{cfg: cfg} }
 
-// Config returns the table's options.
-func (s *Source) Config() *Config { return s.cfg }
-
 // Name implements connector.Source.
 func (s *Source) Name() string { return "kafka:" + s.cfg.Table.Name }
 

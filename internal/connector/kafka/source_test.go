@@ -292,7 +292,6 @@ func TestSourceAccessors(t *testing.T) {
 	require.Equal(t, "kafka:cat.db.in", s.Name())
 	require.Equal(t, "in", s.Topic())
 	require.Equal(t, 5*time.Second, s.IdleTimeout())
-	require.Same(t, cfg, s.Config())
 	require.Equal(t, "topic in partition 2 offset 42", s.Describe(&connector.Record{Partition: 2, Offset: 42}))
 }
 

@@ -187,7 +187,7 @@ func (p *Planner) addInput(job *jobgraph.Job, t *catalog.Table, pos sqlerr.Pos) 
 				return 0, errAt(pos, sqlerr.InvalidOption, "Table '%s' cannot take the bad records of %s: %v", dlq.Name, t.Name, err).
 					WithHint("set 'error-handling.log.target' to a new name (it is created with the right columns) or drop that table")
 			}
-			in.Errors.Table, in.Errors.Log = dlq.FullName(), dlq.Log
+			in.Errors.Log = dlq.Log
 		}
 	default:
 		return 0, errAt(pos, sqlerr.Unsupported, "Table '%s' uses connector '%s', which this version of Eddy cannot read yet", t.Name, c).
