@@ -792,7 +792,6 @@ func Redacted(o map[string]string) map[string]string {
 	return out
 }
 
-
 // checkAvroNames rejects, at CREATE TABLE, columns that Avro formats cannot
 // name (Flink's schema derivation fails on them too).
 func (c *Config) checkAvroNames() error {

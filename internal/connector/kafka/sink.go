@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"maps"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -306,7 +307,7 @@ func (w *writer) Prepare(ctx context.Context, b connector.Batch) error {
 	// From here a checkpoint may decide the transaction: Close must not
 	// abort it (recovery settles it).
 	w.prepared = true
-	m := marker{N: w.n, TxID: w.txid(w.n), PID: w.pid, Epoch: w.epoch, Parts: copyMap(w.first)}
+	m := marker{N: w.n, TxID: w.txid(w.n), PID: w.pid, Epoch: w.epoch, Parts: maps.Clone(w.first)}
 	v, err := json.Marshal(m)
 	if err != nil {
 		return err

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"maps"
 	"slices"
 	"sync"
 	"time"
@@ -100,7 +101,7 @@ func (s *Source) Open(ctx context.Context, env connector.Env, from map[int32]int
 	}
 	if c.Bounded.Mode != Unbounded {
 		if env.Bounds != nil {
-			r.bounds = copyMap(env.Bounds) // resolved by an earlier run
+			r.bounds = maps.Clone(env.Bounds) // resolved by an earlier run
 		} else if r.bounds, err = r.resolve(ctx, c.Bounded, ends); err != nil {
 			return nil, err
 		}
@@ -236,19 +237,8 @@ type reader struct {
 	next          map[int32]int64
 }
 
-func (r *reader) Start() map[int32]int64  { return copyMap(r.start) }
-func (r *reader) Bounds() map[int32]int64 { return copyMap(r.bounds) }
-
-func copyMap(m map[int32]int64) map[int32]int64 {
-	if m == nil {
-		return nil
-	}
-	out := make(map[int32]int64, len(m))
-	for k, v := range m {
-		out[k] = v
-	}
-	return out
-}
+func (r *reader) Start() map[int32]int64  { return maps.Clone(r.start) }
+func (r *reader) Bounds() map[int32]int64 { return maps.Clone(r.bounds) }
 
 // Targets implements connector.Reader: the last stable offsets
 // (read_committed) or the high watermarks.
@@ -297,7 +287,7 @@ func (r *reader) resolve(ctx context.Context, p Position, ends map[int32]int64) 
 			return nil, err
 		}
 	case Latest:
-		return copyMap(ends), nil
+		return maps.Clone(ends), nil
 	case Timestamp:
 		if err := listed(r.adm.ListOffsetsAfterMilli(ctx, p.TimestampMs, topic)); err != nil {
 			return nil, err
