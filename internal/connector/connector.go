@@ -14,6 +14,14 @@ import (
 // applies to it.
 var ErrBadRecord = errors.New("bad record")
 
+// BadRecordError is a Decode error caused by the record itself; it matches
+// ErrBadRecord, and its message is the reason alone.
+type BadRecordError struct{ Err error }
+
+func (e *BadRecordError) Error() string        { return e.Err.Error() }
+func (e *BadRecordError) Unwrap() error        { return e.Err }
+func (e *BadRecordError) Is(target error) bool { return target == ErrBadRecord }
+
 // Header is one record header.
 type Header struct {
 	Key   string

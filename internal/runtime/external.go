@@ -7,7 +7,6 @@ import (
 	"fmt"
 	"maps"
 	"sort"
-	"strings"
 	"sync"
 
 	"github.com/eddy-sql/eddy/internal/connector"
@@ -518,7 +517,10 @@ func nullableBytes(b []byte) types.Value {
 // could not decode.
 func (s *source) badRecord(in *jobgraph.Input, rec *connector.Record, err error) error {
 	where := in.Source.Describe(rec)
-	reason := strings.TrimPrefix(err.Error(), connector.ErrBadRecord.Error()+": ")
+	reason := err.Error()
+	if bre := (*connector.BadRecordError)(nil); errors.As(err, &bre) {
+		reason = bre.Err.Error()
+	}
 	if !errors.Is(err, connector.ErrBadRecord) {
 		return fmt.Errorf("table %s: reading the record at %s: %w", in.Table, where, err)
 	}

@@ -247,7 +247,7 @@ func (s *fakeSource) Decode(rec *connector.Record, dst []types.Value) ([]types.V
 	}
 	switch string(rec.Value) {
 	case "bad":
-		return nil, 0, fmt.Errorf("%w: value: not a fake row", connector.ErrBadRecord)
+		return nil, 0, &connector.BadRecordError{Err: errors.New("value: not a fake row")}
 	case "broken":
 		return nil, 0, errors.New("value: schema registry unreachable")
 	case "skip":
@@ -255,7 +255,7 @@ func (s *fakeSource) Decode(rec *connector.Record, dst []types.Value) ([]types.V
 	}
 	k, err := strconv.ParseInt(string(rec.Key), 10, 64)
 	if err != nil {
-		return nil, 0, fmt.Errorf("%w: key: %v", connector.ErrBadRecord, err)
+		return nil, 0, &connector.BadRecordError{Err: fmt.Errorf("key: %v", err)}
 	}
 	return append(dst, types.NewInt(k), types.NewTimestampMillis(rec.Timestamp), types.NewString(string(rec.Value))), types.Insert, nil
 }

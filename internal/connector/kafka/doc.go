@@ -17,7 +17,7 @@
 // bounded table, its end, then fetches with read_committed by default,
 // keeping control records so that positions move past transaction markers.
 // Decode turns a record's key, value and 'op' header into a row and marks
-// undecodable records with connector.ErrBadRecord.
+// undecodable records with connector.BadRecordError.
 //
 // NewSink returns a connector.Sink. With 'sink.delivery-guarantee' =
 // 'exactly-once' its writer produces each checkpoint interval in a Kafka

@@ -421,7 +421,7 @@ func (r *reader) Close() error {
 func badRecord(part string, err error) error {
 	var fe *format.Error
 	if errors.As(err, &fe) {
-		return fmt.Errorf("%w: %s: %w", connector.ErrBadRecord, part, err)
+		return &connector.BadRecordError{Err: fmt.Errorf("%s: %w", part, err)}
 	}
 	return fmt.Errorf("%s: %w", part, err)
 }
