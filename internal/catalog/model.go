@@ -84,6 +84,12 @@ type Table struct {
 	// Log is the name of the table's embedded log (tables without a
 	// 'connector' option).
 	Log string `json:"log,omitempty"`
+	// Owner is the statement that created the table with CREATE TABLE AS
+	// SELECT ("statement <name>" for a durable statement, "an interactive
+	// session" for a job of a session); empty for tables created
+	// by plain DDL. Only the owner may resume writing into the table under
+	// the same CTAS (see docs/decisions/0011-table-ownership.md).
+	Owner string `json:"owner,omitempty"`
 }
 
 // FullName returns catalog.database.name.

@@ -17,6 +17,7 @@ import (
 	"github.com/eddy-sql/eddy/internal/catalog"
 	"github.com/eddy-sql/eddy/internal/cli"
 	"github.com/eddy-sql/eddy/internal/connector/datagen"
+	"github.com/eddy-sql/eddy/internal/jobgraph"
 	"github.com/eddy-sql/eddy/internal/logstore"
 	"github.com/eddy-sql/eddy/internal/runtime"
 	"github.com/eddy-sql/eddy/internal/sql/ast"
@@ -51,6 +52,12 @@ type Engine struct {
 
 	mu   sync.Mutex
 	jobs []*runtime.Job
+	// writers holds, per table (full name), the running jobs that write
+	// it (see writers.go).
+	writers map[string][]writer
+	// sessionJobs counts the writing jobs the session started (their
+	// labels).
+	sessionJobs int
 
 	// runMu serialises Run, which executes with its own session; run holds
 	// the options of the statement being run.
@@ -366,8 +373,10 @@ func options(opts []*ast.Option) map[string]string {
 	return m
 }
 
-// startJob starts a job and remembers it for syncJobs and Close.
-func (e *Engine) startJob(ctx context.Context, p *plan.QueryPlan, bounded bool) (*runtime.Job, error) {
+// startJob starts a job and remembers it for syncJobs and Close. id names
+// the job ("" for a new id; a durable statement's job always takes its
+// statement's id).
+func (e *Engine) startJob(ctx context.Context, p *plan.QueryPlan, bounded bool, id string) (*runtime.Job, error) {
 	par := 1
 	if v := e.sess.Config["parallelism.default"]; v != "" {
 		n, err := strconv.Atoi(v)
@@ -376,7 +385,10 @@ func (e *Engine) startJob(ctx context.Context, p *plan.QueryPlan, bounded bool) 
 		}
 		par = n
 	}
-	opts := runtime.Options{ID: newID(), Bounded: bounded, Parallelism: par}
+	if id == "" {
+		id = newID()
+	}
+	opts := runtime.Options{ID: id, Bounded: bounded, Parallelism: par}
 	if v := e.sess.Config["eddy.state.cache-keys"]; v != "" {
 		n, err := strconv.Atoi(v)
 		if err != nil {
@@ -416,6 +428,9 @@ func (e *Engine) startJob(ctx context.Context, p *plan.QueryPlan, bounded bool) 
 	job, err := runtime.Start(context.WithoutCancel(ctx), e.env, p.Job, opts)
 	if err != nil {
 		return nil, err
+	}
+	if p.Job.Sink.Kind != jobgraph.CollectSink {
+		e.addWriter(p.Job.Sink.Table, e.ownerLabel(), job)
 	}
 	if e.run != nil {
 		e.run.job, e.run.plan = job, p

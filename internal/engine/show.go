@@ -95,7 +95,44 @@ func (e *Engine) describe(s *ast.Describe) (*cli.Result, error) {
 		}
 		rows = append(rows, []string{c.Name, typ, null, key, extras, wm})
 	}
+	if s.Extended {
+		rows = append(rows, e.tableDetails(t)...)
+	}
 	return staticResult(stringSchema("name", "type", "null", "key", "extras", "watermark"), stringRows(rows)), nil
+}
+
+// tableDetails are the rows DESCRIBE EXTENDED adds below the columns, as
+// Spark and Databricks print them: a header row, then one row per detail
+// (name in the first column, value in the second).
+func (e *Engine) tableDetails(t *catalog.Table) [][]string {
+	detail := func(k, v string) []string { return []string{k, v, "", "", "", ""} }
+	rows := [][]string{detail("", ""), detail("# Detailed Table Information", "")}
+	rows = append(rows, detail("table", t.FullName()))
+	kind := "log table (embedded)"
+	if c := t.Connector(); c != "" {
+		kind = "connector '" + c + "'"
+	}
+	rows = append(rows, detail("kind", kind), detail("changelog.mode", t.ChangelogMode()))
+	if t.Distribution != nil {
+		rows = append(rows, detail("distribution", fmt.Sprintf("BY (%s) INTO %d BUCKETS", strings.Join(t.Distribution.Columns, ", "), t.Buckets())))
+	}
+	owner := t.Owner
+	if owner == "" {
+		owner = "(created by DDL)"
+	}
+	rows = append(rows, detail("created by", owner))
+	writers := e.tableWriters(t.FullName())
+	if len(writers) == 0 {
+		rows = append(rows, detail("written by", "(no running statement)"))
+	}
+	for _, w := range writers {
+		rows = append(rows, detail("written by", w))
+	}
+	shown := kafka.Redacted(t.Options)
+	for _, k := range sortedKeys(shown) {
+		rows = append(rows, detail("option "+k, shown[k]))
+	}
+	return rows
 }
 
 func (e *Engine) showCreateTable(s *ast.ShowCreateTable) (*cli.Result, error) {

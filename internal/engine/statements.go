@@ -31,24 +31,24 @@ func (e *Engine) createTable(ctx context.Context, s *ast.CreateTable) (*cli.Resu
 	if err != nil {
 		return nil, err
 	}
+	jobID := newID()
+	if e.run != nil {
+		jobID = e.run.jobID
+	}
+	replaced := false
 	if existing, exists := e.cat.Table(t.Catalog, t.Database, t.Name); exists {
-		if s.IfNotExists && s.Query == nil {
-			return ok()
+		res, err := e.existingTable(ctx, p, s, existing, jobID)
+		if res != nil || err != nil {
+			return res, err
 		}
-		if e.run != nil && s.Query != nil {
-			// A durable CTAS statement that resumes (or replaces an earlier
-			// version of itself) writes into the table it created.
-			ins, err := p.PlanInsert(existing, nil, s.Query, s.Query.Pos())
-			if err != nil {
-				return nil, err
-			}
-			if _, err := e.startJob(ctx, ins, false); err != nil {
-				return nil, err
-			}
-			return &cli.Result{Message: fmt.Sprintf("Resumed the job writing into '%s'.", t.Name)}, nil
+		// CREATE OR REPLACE: the old table is gone; create it anew.
+		replaced = true
+	}
+	if s.Query != nil {
+		t.Owner = "an interactive session"
+		if e.run != nil && e.run.name != "" {
+			t.Owner = "statement " + e.run.name
 		}
-		return nil, sqlerr.Newf(sqlerr.DuplicateObject, "Table '%s' already exists in %s.%s", t.Name, t.Catalog, t.Database).At(s.Name.Pos()).
-			WithHint("use CREATE TABLE IF NOT EXISTS, or DROP TABLE %s first", t.Name)
 	}
 	note := ""
 	if kafka.IsConnector(t.Connector()) {
@@ -78,10 +78,58 @@ func (e *Engine) createTable(ctx context.Context, s *ast.CreateTable) (*cli.Resu
 		}
 		return nil, err
 	}
-	if _, err := e.startJob(ctx, ins, false); err != nil {
+	if _, err := e.startJob(ctx, ins, false, jobID); err != nil {
 		return nil, err
 	}
+	if replaced {
+		return &cli.Result{Message: fmt.Sprintf("Table '%s' has been replaced and a job writing into it is running.", t.Name)}, nil
+	}
 	return &cli.Result{Message: fmt.Sprintf("Table '%s' has been created and a job writing into it is running.", t.Name)}, nil
+}
+
+// existingTable handles CREATE TABLE of a table that exists. A CTAS
+// statement that created the table resumes writing into it (a durable
+// statement restarting or replaced by a new version of itself); CREATE OR
+// REPLACE drops the table unless another running job writes it; otherwise
+// the statement fails as in Flink, so that no table ever gets a second
+// CTAS writer. It returns (nil, nil) when the table was dropped and must
+// be created anew.
+func (e *Engine) existingTable(ctx context.Context, p *plan.Planner, s *ast.CreateTable, existing *catalog.Table, jobID string) (*cli.Result, error) {
+	// Tables created before owners were recorded resume for the statement
+	// that restarts.
+	legacy := existing.Owner == "" && e.run != nil && e.run.resume
+	if s.Query != nil && e.run != nil && e.run.name != "" && (existing.Owner == "statement "+e.run.name || legacy) {
+		ins, err := p.PlanInsert(existing, nil, s.Query, s.Query.Pos())
+		if err != nil {
+			return nil, err
+		}
+		if _, err := e.startJob(ctx, ins, false, jobID); err != nil {
+			return nil, err
+		}
+		return &cli.Result{Message: fmt.Sprintf("Resumed the job writing into '%s'.", existing.Name)}, nil
+	}
+	if s.IfNotExists {
+		if s.Query == nil {
+			return ok()
+		}
+		return &cli.Result{Message: fmt.Sprintf("Table '%s' already exists: nothing was created and no job was started.", existing.Name)}, nil
+	}
+	if s.OrReplace {
+		if ws := e.tableWriters(existing.FullName()); len(ws) > 0 {
+			return nil, sqlerr.Newf(sqlerr.DuplicateObject, "Table '%s' cannot be replaced: it is written by %s", existing.Name, strings.Join(ws, ", ")).At(s.Name.Pos()).
+				WithHint("stop the statements that write %s first", existing.Name)
+		}
+		if _, err := e.dropTable(&ast.DropTable{Loc: s.Loc, Name: s.Name}); err != nil {
+			return nil, err
+		}
+		return nil, nil
+	}
+	err := sqlerr.Newf(sqlerr.DuplicateObject, "Could not execute CreateTable in path `%s`.`%s`.`%s`: Table (or view) %s.%s already exists in Catalog %s.",
+		existing.Catalog, existing.Database, existing.Name, existing.Database, existing.Name, existing.Catalog).At(s.Name.Pos())
+	if s.Query != nil {
+		return nil, err.WithHint("write into the existing table with INSERT INTO %s SELECT ..., replace it with CREATE OR REPLACE TABLE %s AS ..., or DROP TABLE %s first", existing.Name, existing.Name, existing.Name)
+	}
+	return nil, err.WithHint("use CREATE TABLE IF NOT EXISTS, or DROP TABLE %s first", existing.Name)
 }
 
 func (e *Engine) dropTable(s *ast.DropTable) (*cli.Result, error) {
@@ -132,7 +180,7 @@ func (e *Engine) insert(ctx context.Context, s *ast.Insert) (*cli.Result, error)
 	if err != nil {
 		return nil, err
 	}
-	if _, err := e.startJob(ctx, q, false); err != nil {
+	if _, err := e.startJob(ctx, q, false, ""); err != nil {
 		return nil, err
 	}
 	return &cli.Result{Message: fmt.Sprintf("Submitted INSERT INTO %s: the job runs in the background.", t.Name)}, nil
@@ -144,7 +192,7 @@ func (e *Engine) query(ctx context.Context, q ast.Query, interactive bool) (*cli
 	if err != nil {
 		return nil, err
 	}
-	job, err := e.startJob(ctx, qp, !interactive)
+	job, err := e.startJob(ctx, qp, !interactive, "")
 	if err != nil {
 		return nil, err
 	}

@@ -409,6 +409,9 @@ func (j *Job) Err() error {
 	return j.err
 }
 
+// Done is closed when the job is over: completed, failed or cancelled.
+func (j *Job) Done() <-chan struct{} { return j.ctx.Done() }
+
 // Cancel stops the job without a final checkpoint.
 func (j *Job) Cancel() { j.cancel() }
 

@@ -269,3 +269,41 @@ func TestBoundedStatementCompletes(t *testing.T) {
 	require.NotNil(t, st.Status.EndTime)
 	require.Len(t, e.rows("s"), 500)
 }
+
+// A second CTAS statement on a table that another statement created fails
+// with Flink's error and writes nothing: the table keeps one writer, and
+// every change appears once. The owner still resumes into its table.
+func TestCTASOnExistingTableFailsAndWritesNothing(t *testing.T) {
+	dir := t.TempDir()
+	e := open(t, dir)
+	setup(e)
+	e.sql("tracker", ctas, v1.Running)
+	e.settle()
+	st := e.sql("tracker-2", ctas, v1.Failed)
+	require.Contains(t, st.Status.Detail, "Table (or view) default_database.order_status already exists in Catalog default_catalog")
+	ex, err := e.m.Exceptions("tracker-2")
+	require.NoError(t, err)
+	require.Len(t, ex, 1)
+	e.sql("ins2", "INSERT INTO order_events VALUES (101, 'SHIPPED'), (103, 'PLACED')", v1.Completed)
+	e.settle()
+	want := []string{"+I [101 PENDING]", "+I [102 PENDING]", "+I [103 PENDING]", "+U [101 SHIPPED]", "-U [101 PENDING]"}
+	require.Equal(t, want, sorted(e.rows("order_status")))
+
+	// IF NOT EXISTS starts nothing.
+	st = e.sql("tracker-3", strings.Replace(ctas, "CREATE TABLE", "CREATE TABLE IF NOT EXISTS", 1), v1.Completed)
+	require.Contains(t, st.Status.Detail, "nothing was created and no job was started")
+	// CREATE OR REPLACE refuses while the owner writes the table.
+	st = e.sql("tracker-4", strings.Replace(ctas, "CREATE TABLE", "CREATE OR REPLACE TABLE", 1), v1.Failed)
+	require.Contains(t, st.Status.Detail, "cannot be replaced: it is written by statement tracker")
+
+	// The owner resumes into its own table after a restart, without
+	// writing anything twice.
+	e.close()
+	e = open(t, dir)
+	defer e.close()
+	e.await("tracker", v1.Running)
+	e.sql("ins3", "INSERT INTO order_events VALUES (102, 'SHIPPED')", v1.Completed)
+	e.settle()
+	want = sorted(append(want, "+U [102 SHIPPED]", "-U [102 PENDING]"))
+	require.Equal(t, want, sorted(e.rows("order_status")))
+}

@@ -14,6 +14,9 @@ type CreateTable struct {
 	// Temporary is set for CREATE TEMPORARY TABLE.
 	Temporary   bool
 	IfNotExists bool
+	// OrReplace is set for CREATE OR REPLACE TABLE ... AS (Flink's RTAS):
+	// an existing table is dropped and created anew from the query.
+	OrReplace bool
 	// Name has one to three parts.
 	Name *ObjectName
 	// Columns are the column definitions in declaration order.

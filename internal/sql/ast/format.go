@@ -189,7 +189,11 @@ func (p *printer) otherStmt(s Statement) {
 	case *ShowCreateTable:
 		p.ws("SHOW CREATE TABLE ", n.Name.String())
 	case *Describe:
-		p.ws("DESCRIBE ", n.Name.String())
+		p.WriteString("DESCRIBE ")
+		if n.Extended {
+			p.WriteString("EXTENDED ")
+		}
+		p.WriteString(n.Name.String())
 	case *Explain:
 		p.WriteString("EXPLAIN ")
 		if len(n.Details) > 0 {
@@ -221,6 +225,9 @@ func (p *printer) comment(c *StringLit) {
 
 func (p *printer) createTable(n *CreateTable) {
 	p.WriteString("CREATE ")
+	if n.OrReplace {
+		p.WriteString("OR REPLACE ")
+	}
 	if n.Temporary {
 		p.WriteString("TEMPORARY ")
 	}

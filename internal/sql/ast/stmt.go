@@ -86,7 +86,10 @@ type ShowCreateTable struct {
 // Describe is DESCRIBE name or DESC name.
 type Describe struct {
 	Loc
-	Name *ObjectName
+	// Extended is set for DESCRIBE EXTENDED: the columns are followed by
+	// the table's details (owner, writers, options).
+	Extended bool
+	Name     *ObjectName
 }
 
 // Explain is EXPLAIN [detail, ...] statement, or EXPLAIN PLAN FOR

@@ -9,6 +9,28 @@ import (
 // create parses the CREATE statements.
 func (p *parser) create() ast.Statement {
 	t := p.next()
+	if p.isKw("OR") && p.peek(1).is("REPLACE") {
+		p.next()
+		p.next()
+		k := p.tok()
+		temp := p.acceptKw("TEMPORARY")
+		if !p.isKw("TABLE") {
+			p.unsupported(k.pos, "CREATE OR REPLACE works for tables created from a query: CREATE OR REPLACE TABLE t AS SELECT ...",
+				"CREATE OR REPLACE %s is not supported", p.tok().val)
+		}
+		p.next()
+		ct := p.createTable(t, temp)
+		ct.OrReplace = true
+		if ct.IfNotExists {
+			p.failf(ct.Pos(), "use either CREATE OR REPLACE TABLE or CREATE TABLE IF NOT EXISTS",
+				"CREATE OR REPLACE TABLE cannot be combined with IF NOT EXISTS")
+		}
+		if ct.Query == nil {
+			p.failf(ct.Name.Pos(), "add the query that fills the table: CREATE OR REPLACE TABLE t AS SELECT ...",
+				"CREATE OR REPLACE TABLE needs AS SELECT: only tables created from a query can be replaced")
+		}
+		return ct
+	}
 	temp := p.acceptKw("TEMPORARY")
 	var sys token
 	if p.isKw("SYSTEM") {
@@ -66,6 +88,28 @@ func (p *parser) commentWith() (*ast.StringLit, []*ast.Option) {
 // drop parses the DROP statements.
 func (p *parser) drop() ast.Statement {
 	t := p.next()
+	if p.isKw("OR") && p.peek(1).is("REPLACE") {
+		p.next()
+		p.next()
+		k := p.tok()
+		temp := p.acceptKw("TEMPORARY")
+		if !p.isKw("TABLE") {
+			p.unsupported(k.pos, "CREATE OR REPLACE works for tables created from a query: CREATE OR REPLACE TABLE t AS SELECT ...",
+				"CREATE OR REPLACE %s is not supported", p.tok().val)
+		}
+		p.next()
+		ct := p.createTable(t, temp)
+		ct.OrReplace = true
+		if ct.IfNotExists {
+			p.failf(ct.Pos(), "use either CREATE OR REPLACE TABLE or CREATE TABLE IF NOT EXISTS",
+				"CREATE OR REPLACE TABLE cannot be combined with IF NOT EXISTS")
+		}
+		if ct.Query == nil {
+			p.failf(ct.Name.Pos(), "add the query that fills the table: CREATE OR REPLACE TABLE t AS SELECT ...",
+				"CREATE OR REPLACE TABLE needs AS SELECT: only tables created from a query can be replaced")
+		}
+		return ct
+	}
 	temp := p.acceptKw("TEMPORARY")
 	sys := temp && p.acceptKw("SYSTEM")
 	k := p.tok()

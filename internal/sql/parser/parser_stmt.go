@@ -37,7 +37,13 @@ func (p *parser) statement() ast.Statement {
 		return p.show()
 	case t.is("DESCRIBE"), t.is("DESC"):
 		p.next()
-		return &ast.Describe{Loc: at(t.pos), Name: p.tableName()}
+		d := &ast.Describe{Loc: at(t.pos)}
+		if p.isKw("EXTENDED") && p.peek(1).kind != tEOF && p.peek(1).kind != tSemi {
+			p.next()
+			d.Extended = true
+		}
+		d.Name = p.tableName()
+		return d
 	case t.is("EXPLAIN"):
 		return p.explain()
 	case t.is("ADD"):
