@@ -1,0 +1,176 @@
+package jobgraph
+
+import (
+	"github.com/eddy-sql/eddy/internal/expr"
+	"github.com/eddy-sql/eddy/types"
+)
+
+// The operator DAG of a job (DESIGN §5). Sources are the job's Inputs;
+// every other operator is a Node whose inputs are edges from sources or
+// from earlier nodes; the last node feeds the Sink. Nodes are listed in
+// topological order: a node's inputs come before it.
+
+// Source returns the edge endpoint of input i (a negative number, so that
+// node indexes and inputs share one space).
+func Source(i int) int { return -1 - i }
+
+// IsSource reports whether endpoint e is an input, and which.
+func IsSource(e int) (int, bool) {
+	if e < 0 {
+		return -1 - e, true
+	}
+	return 0, false
+}
+
+// Exchange says how rows travel along an edge.
+type Exchange uint8
+
+// The exchanges.
+const (
+	// Forward passes rows to the next operator in the same task.
+	Forward Exchange = iota
+	// Hash sends each row to the subtask owning the key group of the
+	// edge's Keys.
+	Hash
+)
+
+// Edge is one input of a node.
+type Edge struct {
+	// From is a node index, or Source(i) for input i.
+	From     int
+	Exchange Exchange
+	// Keys are the hashed column positions of a Hash edge.
+	Keys []int
+}
+
+// Node is one operator of the DAG.
+type Node struct {
+	// UID identifies the operator's state; it is stable for the same plan
+	// node across versions of a statement ("agg-1", the PTF's uid, ...).
+	UID    string
+	Inputs []Edge
+	// Op is the operator's spec: *Calc, *Aggregate, *Join, *Union,
+	// *PTF, *Normalize, *Values.
+	Op any
+	// Out is the schema of the rows the node emits.
+	Out *types.Schema
+	// Parallelism of the node (0: the job's).
+	Parallelism int
+}
+
+// Normalize turns an upsert changelog into a retract changelog with full
+// deletes, keeping the last row per Key (Flink's ChangelogNormalize).
+type Normalize struct {
+	Key []int
+	// DropUpdateBefore removes the -U rows of the result (upsert delivery
+	// with full deletes).
+	DropUpdateBefore bool
+}
+
+// Union passes the rows of all its inputs on unchanged (UNION ALL); its
+// watermark is the minimum over the inputs.
+type Union struct{}
+
+// AggFunc names an aggregate function.
+type AggFunc string
+
+// The aggregate functions of the core set. Each is retractable: MIN, MAX,
+// FIRST_VALUE and LAST_VALUE keep the values they need to retract.
+const (
+	AggCountStar  AggFunc = "COUNT(*)"
+	AggCount      AggFunc = "COUNT"
+	AggSum        AggFunc = "SUM"
+	AggSum0       AggFunc = "$SUM0" // SUM that is 0 instead of NULL (COUNT over DISTINCT rewrites)
+	AggAvg        AggFunc = "AVG"
+	AggMin        AggFunc = "MIN"
+	AggMax        AggFunc = "MAX"
+	AggFirstValue AggFunc = "FIRST_VALUE"
+	AggLastValue  AggFunc = "LAST_VALUE"
+	AggListAgg    AggFunc = "LISTAGG"
+	AggStddevPop  AggFunc = "STDDEV_POP"
+	AggStddevSamp AggFunc = "STDDEV_SAMP"
+	AggVarPop     AggFunc = "VAR_POP"
+	AggVarSamp    AggFunc = "VAR_SAMP"
+	AggBoolAnd    AggFunc = "BOOL_AND"
+	AggBoolOr     AggFunc = "BOOL_OR"
+)
+
+// AggCall is one aggregate call of an Aggregate.
+type AggCall struct {
+	Func AggFunc
+	// Args are argument column positions in the input row (none for
+	// COUNT(*); LISTAGG's second is the separator column, or absent for
+	// ',').
+	Args []int
+	// Distinct aggregates each distinct argument value once.
+	Distinct bool
+	// Filter is the position of the BOOLEAN column of FILTER (WHERE ...),
+	// or -1: rows where it is not TRUE are not aggregated.
+	Filter int
+	// Type is the result type (Flink's: COUNT BIGINT NOT NULL, SUM of INT
+	// is INT, AVG of INT is INT, ...).
+	Type types.Type
+}
+
+// Aggregate is a streaming GROUP BY (Flink's GroupAggregate): it keeps
+// per group key the accumulators of its calls and a row count, and emits
+// the group's row (keys, then one column per call) as a retract
+// changelog: +I for a new group, -U/+U when its values change (nothing
+// when they do not), -D when its last row is retracted.
+type Aggregate struct {
+	// Keys are the group key positions in the input row.
+	Keys  []int
+	Calls []AggCall
+	// StateTTL ('table.exec.state.ttl', nanoseconds; 0 = none) expires
+	// groups not updated for that long.
+	StateTTL int64
+}
+
+// JoinKind is the kind of a regular join.
+type JoinKind uint8
+
+// The join kinds.
+const (
+	InnerJoin JoinKind = iota
+	LeftJoin
+	RightJoin
+	FullJoin
+	// SemiJoin and AntiJoin emit left rows that have (do not have) a
+	// match: EXISTS/IN and NOT EXISTS/NOT IN subqueries.
+	SemiJoin
+	AntiJoin
+)
+
+// String returns the SQL name of the kind.
+func (k JoinKind) String() string {
+	return [...]string{"InnerJoin", "LeftOuterJoin", "RightOuterJoin", "FullOuterJoin", "LeftSemiJoin", "LeftAntiJoin"}[k]
+}
+
+// Join is a regular streaming join (Flink's StreamingJoin): both sides are
+// kept in state by their equi-join keys; every input row is matched with
+// the other side's rows of the same key. Output rows are the left row's
+// columns followed by the right row's (the left row alone for semi and
+// anti joins); outer joins pad the missing side with NULLs and retract the
+// padded row when a first match arrives.
+type Join struct {
+	Kind JoinKind
+	// LeftKeys and RightKeys are the equi-join key positions in each
+	// side's rows (port 0 is left, 1 is right). Rows whose key has a NULL
+	// never match (SQL equality), unless NullSafe[i] (IS NOT DISTINCT
+	// FROM).
+	LeftKeys, RightKeys []int
+	NullSafe            []bool
+	// Residual is the rest of the ON condition, over the concatenated
+	// left and right row; nil when there is none.
+	Residual expr.Expr
+	// Left and Right are the input schemas.
+	Left, Right *types.Schema
+	// StateTTL ('table.exec.state.ttl', nanoseconds; 0 = none).
+	StateTTL int64
+}
+
+// Values emits fixed rows once at the start (VALUES and SELECT without
+// FROM); the job's inputs may be empty.
+type Values struct {
+	Rows [][]types.Value
+}
