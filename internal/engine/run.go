@@ -158,11 +158,7 @@ func (e *Engine) outcome(ctx context.Context, stmt ast.Statement, res *cli.Resul
 		for _, in := range p.Job.Inputs {
 			out.Sources[in.Table] = in.Log
 		}
-		if f := p.Job.PTF; f != nil {
-			calls := []*jobgraph.PTF{f}
-			for _, c := range p.Job.Chain {
-				calls = append(calls, c.PTF)
-			}
+		if calls := p.Job.PTFs(); len(calls) > 0 {
 			var schemas []string
 			for _, f := range calls {
 				var parts []string

@@ -5,7 +5,9 @@ import (
 	"strings"
 )
 
-// Explain renders a job as an indented tree, sink first, for EXPLAIN.
+// Explain renders a job's operator DAG as an indented tree, sink first,
+// for EXPLAIN. Each operator shows its uid (state identity) and, for
+// keyed operators, the exchange that feeds it.
 func Explain(j *Job) string {
 	var b strings.Builder
 	switch j.Sink.Kind {
@@ -16,47 +18,106 @@ func Explain(j *Job) string {
 	default:
 		fmt.Fprintf(&b, "Collect(mode=[%s])\n", j.Mode)
 	}
-	indent := "  "
-	for i := len(j.Output) - 1; i >= 0; i-- {
-		writeCalc(&b, indent, j.Output[i])
-		indent += "  "
-	}
-	for k := len(j.Chain) - 1; k >= 0; k-- {
-		c := j.Chain[k]
-		fmt.Fprintf(&b, "%sProcessTableFunction(function=[%s], id=[%s], uid=[%s], produces=%s, out=%v)\n",
-			indent, c.PTF.Name, c.PTF.ID, c.PTF.UID, c.PTF.Produced, c.PTF.Out.Names())
-		indent += "  "
-		for i := len(c.Calcs) - 1; i >= 0; i-- {
-			writeCalc(&b, indent, c.Calcs[i])
-			indent += "  "
-		}
-	}
-	if p := j.PTF; p != nil {
-		fmt.Fprintf(&b, "%sProcessTableFunction(function=[%s], id=[%s], uid=[%s], produces=%s, out=%v)\n",
-			indent, p.Name, p.ID, p.UID, p.Produced, p.Out.Names())
-		indent += "  "
-		for _, t := range p.Tables {
-			in := j.Inputs[t.Input]
-			fmt.Fprintf(&b, "%sTableArgument(name=[%s], partitionBy=%v, delivered=%s)\n", indent, t.Arg, names(t.Schema.Names(), t.Keys), t.Delivered)
-			explainInput(&b, indent+"  ", in)
-		}
-		return b.String()
-	}
-	for _, in := range j.Inputs {
-		explainInput(&b, indent, in)
-	}
+	explainEndpoint(&b, j, "  ", j.Result)
 	return b.String()
 }
 
+func explainEndpoint(b *strings.Builder, j *Job, indent string, e int) {
+	if i, ok := IsSource(e); ok {
+		explainInput(b, indent, j.Inputs[i])
+		return
+	}
+	n := j.Nodes[e]
+	b.WriteString(indent)
+	writeOp(b, j, n)
+	b.WriteString("\n")
+	for _, in := range n.Inputs {
+		ind := indent + "  "
+		if in.Exchange == Hash {
+			fmt.Fprintf(b, "%sExchange(distribution=[hash%v])\n", ind, names(endpointSchema(j, in.From).Names(), in.Keys))
+			ind += "  "
+		}
+		explainEndpoint(b, j, ind, in.From)
+	}
+}
+
+// endpointSchema returns the schema of the rows an endpoint emits.
+func endpointSchema(j *Job, e int) schemaNames {
+	if i, ok := IsSource(e); ok {
+		return j.Inputs[i].Schema
+	}
+	return j.Nodes[e].Out
+}
+
+type schemaNames interface{ Names() []string }
+
+func writeOp(b *strings.Builder, j *Job, n Node) {
+	in := func(port int) []string { return endpointSchema(j, n.Inputs[port].From).Names() }
+	switch op := n.Op.(type) {
+	case *Calc:
+		writeCalc(b, *op)
+	case *Normalize:
+		fmt.Fprintf(b, "ChangelogNormalize(uid=[%s], key=%v)", n.UID, names(in(0), op.Key))
+		if op.DropUpdateBefore {
+			b.WriteString(" DropUpdateBefore")
+		}
+	case *PTF:
+		fmt.Fprintf(b, "ProcessTableFunction(function=[%s], id=[%s], uid=[%s], produces=%s, out=%v)", op.Name, op.ID, op.UID, op.Produced, op.Out.Names())
+		for _, t := range op.Tables {
+			fmt.Fprintf(b, " TableArgument(name=[%s], port=[%d], partitionBy=%v, delivered=%s)", t.Arg, t.Input, names(t.Schema.Names(), t.Keys), t.Delivered)
+		}
+	case *Aggregate:
+		var calls []string
+		for _, c := range op.Calls {
+			calls = append(calls, c.String(in(0)))
+		}
+		fmt.Fprintf(b, "GroupAggregate(uid=[%s], groupBy=%v, select=[%s])", n.UID, names(in(0), op.Keys), strings.Join(calls, ", "))
+	case *Join:
+		cond := []string{}
+		for i := range op.LeftKeys {
+			eq := "="
+			if len(op.NullSafe) > i && op.NullSafe[i] {
+				eq = "IS NOT DISTINCT FROM"
+			}
+			cond = append(cond, fmt.Sprintf("%s %s %s", op.Left.Names()[op.LeftKeys[i]], eq, op.Right.Names()[op.RightKeys[i]]))
+		}
+		if op.Residual != nil {
+			cond = append(cond, op.Residual.String())
+		}
+		fmt.Fprintf(b, "Join(uid=[%s], joinType=[%s], where=[%s])", n.UID, op.Kind, strings.Join(cond, " AND "))
+	case *Union:
+		b.WriteString("Union(all=[true])")
+	case *Values:
+		fmt.Fprintf(b, "Values(rows=[%d])", len(op.Rows))
+	default:
+		fmt.Fprintf(b, "%T", op)
+	}
+	fmt.Fprintf(b, ", fields=%v", n.Out.Names())
+}
+
+// String renders an aggregate call with its argument names.
+func (c AggCall) String(in []string) string {
+	var args []string
+	for _, a := range c.Args {
+		args = append(args, in[a])
+	}
+	s := string(c.Func)
+	if c.Func == AggCountStar {
+		s = "COUNT(*)"
+	} else {
+		d := ""
+		if c.Distinct {
+			d = "DISTINCT "
+		}
+		s += "(" + d + strings.Join(args, ", ") + ")"
+	}
+	if c.Filter >= 0 {
+		s += " FILTER " + in[c.Filter]
+	}
+	return s
+}
+
 func explainInput(b *strings.Builder, indent string, in Input) {
-	for i := len(in.Calcs) - 1; i >= 0; i-- {
-		writeCalc(b, indent, in.Calcs[i])
-		indent += "  "
-	}
-	if in.Normalize {
-		fmt.Fprintf(b, "%sChangelogNormalize(key=%v)\n", indent, names(in.Schema.Names(), in.Key))
-		indent += "  "
-	}
 	wm := ""
 	if in.Watermark != nil {
 		wm = fmt.Sprintf(", watermark=[%s]", in.Watermark.Expr)
@@ -68,7 +129,7 @@ func explainInput(b *strings.Builder, indent string, in Input) {
 	fmt.Fprintf(b, "%sLogScan(table=[%s], partitions=[%d], mode=[%s]%s, fields=%v)\n", indent, in.Table, in.Partitions, in.Mode, wm, in.Schema.Names())
 }
 
-func writeCalc(b *strings.Builder, indent string, c Calc) {
+func writeCalc(b *strings.Builder, c Calc) {
 	var parts []string
 	if c.Project != nil {
 		var ps []string
@@ -80,7 +141,7 @@ func writeCalc(b *strings.Builder, indent string, c Calc) {
 	if c.Filter != nil {
 		parts = append(parts, "where=["+c.Filter.String()+"]")
 	}
-	fmt.Fprintf(b, "%sCalc(%s)\n", indent, strings.Join(parts, ", "))
+	fmt.Fprintf(b, "Calc(%s)", strings.Join(parts, ", "))
 }
 
 func names(all []string, idx []int) []string {

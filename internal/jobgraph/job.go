@@ -79,18 +79,8 @@ type Input struct {
 	Mode Mode
 	// Key holds the primary key positions in the full row (upsert tables).
 	Key []int
-	// Normalize inserts a changelog normalize keyed by Key, which turns an
-	// upsert log into a retract changelog with full deletes.
-	Normalize bool
-	// DropUpdateBefore removes -U rows after normalizing (upsert delivery
-	// with full deletes).
-	DropUpdateBefore bool
 	// Watermark is nil for tables without WATERMARK FOR.
 	Watermark *Watermark
-	// Calcs map the full row, in order, to the rows downstream sees.
-	Calcs []Calc
-	// Out is the schema after Calc.
-	Out *types.Schema
 }
 
 // Generator produces the rows of a generated table. Row i is a pure
@@ -137,11 +127,12 @@ const MetaCount = metaCount
 
 // PTFTable is one table argument of a PTF call.
 type PTFTable struct {
-	Arg   string
+	Arg string
+	// Input is the port of the PTF node the table's rows arrive on.
 	Input int
 	// SetSemantic tables have a partition key (possibly empty).
 	SetSemantic bool
-	// Keys are PARTITION BY column positions in the input's Out schema.
+	// Keys are PARTITION BY column positions in the table's rows.
 	Keys []int
 	// TimeColumn is the on_time column position, or -1.
 	TimeColumn  int
@@ -213,27 +204,15 @@ type Sink struct {
 	External connector.Sink
 }
 
-// ChainInput is the Input of the table of a chained PTF stage: the rows of
-// the previous stage.
-const ChainInput = -1
-
-// ChainStage is a PTF call over the output of the previous call: the
-// previous output passes Calcs, then feeds PTF (whose one table has Input
-// ChainInput).
-type ChainStage struct {
-	Calcs []Calc
-	PTF   *PTF
-}
-
-// Job is a planned statement.
+// Job is a planned statement: sources (Inputs), an operator DAG (Nodes)
+// and a sink fed by the endpoint Result.
 type Job struct {
 	Inputs []Input
-	PTF    *PTF
-	// Chain holds further PTF calls, each over the previous one's output.
-	Chain []ChainStage
-	// Output maps PTF output (or the single input's rows), in order, to
-	// sink rows.
-	Output []Calc
+	// Nodes are the operators in topological order (see dag.go).
+	Nodes []Node
+	// Result is the endpoint whose rows go to the sink: a node index, or
+	// Source(i) when the sink reads input i unchanged.
+	Result int
 	// Limit stops a collect sink after that many rows (0: no limit).
 	Limit int
 	Sink  Sink
@@ -243,6 +222,17 @@ type Job struct {
 	UpsertKey []int
 	// Parallelism of the keyed stage.
 	Parallelism int
+}
+
+// PTFs returns the process table function calls of the job in plan order.
+func (j *Job) PTFs() []*PTF {
+	var out []*PTF
+	for _, n := range j.Nodes {
+		if p, ok := n.Op.(*PTF); ok {
+			out = append(out, p)
+		}
+	}
+	return out
 }
 
 // DeadLetterSchema is the schema of the table that 'error-handling.mode' =

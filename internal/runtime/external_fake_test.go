@@ -514,7 +514,7 @@ func newTestEnv(t *testing.T) (Env, *fakeClock) {
 func fakeInput(src *fakeSource) jobgraph.Input {
 	return jobgraph.Input{
 		Table: "cat.db." + src.topic.name, Log: src.Name(), Source: src,
-		Physical: fakeSchema, Schema: fakeSchema, Out: fakeSchema, Mode: jobgraph.Append,
+		Physical: fakeSchema, Schema: fakeSchema, Mode: jobgraph.Append,
 	}
 }
 
@@ -528,8 +528,19 @@ func withWatermark(in jobgraph.Input) jobgraph.Input {
 	return in
 }
 
+// collectJob sends the rows of its inputs (a union of them) to a collect
+// sink.
 func collectJob(inputs ...jobgraph.Input) *jobgraph.Job {
-	return &jobgraph.Job{Inputs: inputs, Sink: jobgraph.Sink{Kind: jobgraph.CollectSink}}
+	g := &jobgraph.Job{Inputs: inputs, Result: jobgraph.Source(0), Sink: jobgraph.Sink{Kind: jobgraph.CollectSink}}
+	if len(inputs) > 1 {
+		var edges []jobgraph.Edge
+		for i := range inputs {
+			edges = append(edges, jobgraph.Edge{From: jobgraph.Source(i)})
+		}
+		g.Nodes = []jobgraph.Node{{UID: "union", Inputs: edges, Op: &jobgraph.Union{}, Out: inputs[0].Schema}}
+		g.Result = 0
+	}
+	return g
 }
 
 // orderedJob passes its input through a PTF that orders it by ts
@@ -554,7 +565,16 @@ func orderedJob(in jobgraph.Input) *jobgraph.Job {
 		FuncOut: types.NewSchema(k),
 		Out:     types.NewSchema(k, types.Field{Name: "k0", Type: types.BigInt}),
 	}
-	return &jobgraph.Job{Inputs: []jobgraph.Input{in}, PTF: spec, Sink: jobgraph.Sink{Kind: jobgraph.CollectSink}}
+	return &jobgraph.Job{
+		Inputs: []jobgraph.Input{in},
+		Nodes: []jobgraph.Node{{
+			UID:    "ptf/ordered",
+			Inputs: []jobgraph.Edge{{From: jobgraph.Source(0), Exchange: jobgraph.Hash, Keys: []int{0}}},
+			Op:     spec,
+			Out:    spec.Out,
+		}},
+		Sink: jobgraph.Sink{Kind: jobgraph.CollectSink},
+	}
 }
 
 // startJob starts g and stops it at the end of the test (before the store

@@ -176,7 +176,7 @@ func TestExternalSnapshotTargets(t *testing.T) {
 		require.NoError(t, env.Logs.CreateLog("out", 1))
 		topic, want := fill()
 		src := &fakeSource{topic: topic}
-		g := &jobgraph.Job{Inputs: []jobgraph.Input{fakeInput(src)},
+		g := &jobgraph.Job{Inputs: []jobgraph.Input{fakeInput(src)}, Result: jobgraph.Source(0),
 			Sink: jobgraph.Sink{Kind: jobgraph.LogSink, Table: "cat.db.out", Log: "out", Partitions: 1, Schema: fakeSchema}}
 		j := startJob(t, env, g, Options{ID: "snap-log", Bounded: true})
 		require.NoError(t, waitJob(t, j))
@@ -578,7 +578,7 @@ func TestExternalDeadLetterOnce(t *testing.T) {
 	in := fakeInput(src)
 	in.Errors = jobgraph.ErrorHandling{Mode: "log", Table: "cat.db.dlq", Log: "dlq", Statement: "s"}
 	sink := &fakeSink{db: env.DB, gateAt: 2, entered: make(chan struct{}), release: make(chan struct{})}
-	g := &jobgraph.Job{Inputs: []jobgraph.Input{in}, Sink: jobgraph.Sink{Kind: jobgraph.ExternalSink, Table: "cat.db.out", Schema: fakeSchema, External: sink}}
+	g := &jobgraph.Job{Inputs: []jobgraph.Input{in}, Result: jobgraph.Source(0), Sink: jobgraph.Sink{Kind: jobgraph.ExternalSink, Table: "cat.db.out", Schema: fakeSchema, External: sink}}
 	j := startJob(t, env, g, Options{ID: "dlq"})
 	syncJob(t, j) // checkpoint 1: position 1
 	// Checkpoint 2 is taken at position 1; while its Prepare runs, the
@@ -614,7 +614,7 @@ func TestExternalSink(t *testing.T) {
 	topic.add(0, 20, 2, "b")
 	src := &fakeSource{topic: topic}
 	sink := &fakeSink{db: env.DB, recovered: "run-1"}
-	g := &jobgraph.Job{Inputs: []jobgraph.Input{fakeInput(src)},
+	g := &jobgraph.Job{Inputs: []jobgraph.Input{fakeInput(src)}, Result: jobgraph.Source(0),
 		Sink: jobgraph.Sink{Kind: jobgraph.ExternalSink, Table: "cat.db.out", Schema: fakeSchema, External: sink}}
 	j := startJob(t, env, g, Options{ID: "ext"})
 	recovered := append(sinkPrefix("ext"), "recovered"...)
@@ -659,7 +659,7 @@ func TestExternalSinkPrepareFails(t *testing.T) {
 	topic.add(0, 10, 1, "a")
 	src := &fakeSource{topic: topic}
 	sink := &fakeSink{db: env.DB, failPrepare: 2}
-	g := &jobgraph.Job{Inputs: []jobgraph.Input{fakeInput(src)},
+	g := &jobgraph.Job{Inputs: []jobgraph.Input{fakeInput(src)}, Result: jobgraph.Source(0),
 		Sink: jobgraph.Sink{Kind: jobgraph.ExternalSink, Table: "cat.db.out", Schema: fakeSchema, External: sink}}
 	j := startJob(t, env, g, Options{ID: "ext"})
 	syncJob(t, j)
@@ -689,7 +689,7 @@ func TestExternalSinkCommitFails(t *testing.T) {
 	topic.add(0, 10, 1, "a")
 	src := &fakeSource{topic: topic}
 	sink := &fakeSink{db: env.DB, failCommit: 1}
-	g := &jobgraph.Job{Inputs: []jobgraph.Input{fakeInput(src)},
+	g := &jobgraph.Job{Inputs: []jobgraph.Input{fakeInput(src)}, Result: jobgraph.Source(0),
 		Sink: jobgraph.Sink{Kind: jobgraph.ExternalSink, Table: "cat.db.out", Schema: fakeSchema, External: sink}}
 	j := startJob(t, env, g, Options{ID: "ext"})
 	ctx, cancel := context.WithTimeout(context.Background(), waitLimit)
@@ -711,7 +711,7 @@ func TestExternalBoundedSink(t *testing.T) {
 	topic.add(0, 30, 3, "c")
 	src := &fakeSource{topic: topic, trickle: 1, seed: 9}
 	sink := &fakeSink{db: env.DB}
-	g := &jobgraph.Job{Inputs: []jobgraph.Input{fakeInput(src)},
+	g := &jobgraph.Job{Inputs: []jobgraph.Input{fakeInput(src)}, Result: jobgraph.Source(0),
 		Sink: jobgraph.Sink{Kind: jobgraph.ExternalSink, Table: "cat.db.out", Schema: fakeSchema, External: sink}}
 	j := startJob(t, env, g, Options{ID: "ext", Bounded: true})
 	require.NoError(t, waitJob(t, j))
@@ -761,7 +761,7 @@ func TestExternalOpenError(t *testing.T) {
 	sa := &fakeSource{topic: a}
 	sb := &fakeSource{topic: b, openErr: errors.New("no such topic")}
 	sink := &fakeSink{db: env.DB}
-	g := &jobgraph.Job{Inputs: []jobgraph.Input{fakeInput(sa), fakeInput(sb)},
+	g := &jobgraph.Job{Inputs: []jobgraph.Input{fakeInput(sa), fakeInput(sb)}, Result: jobgraph.Source(0),
 		Sink: jobgraph.Sink{Kind: jobgraph.ExternalSink, Table: "cat.db.out", Schema: fakeSchema, External: sink}}
 	_, err := Start(context.Background(), env, g, Options{ID: "open"})
 	require.ErrorContains(t, err, "opening cat.db.b: no such topic")

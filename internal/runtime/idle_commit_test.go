@@ -51,7 +51,7 @@ func TestIdleOutputCommitted(t *testing.T) {
 	src := &fakeSource{topic: topic, idle: 10 * time.Second}
 	g := orderedJob(withWatermark(fakeInput(src)))
 	sink := &recSink{}
-	g.Sink = jobgraph.Sink{Kind: jobgraph.ExternalSink, Table: "cat.db.out", Schema: g.PTF.Out, External: sink}
+	g.Sink = jobgraph.Sink{Kind: jobgraph.ExternalSink, Table: "cat.db.out", Schema: g.Nodes[0].Out, External: sink}
 	j := startJob(t, env, g, Options{ID: "idle", CheckpointInterval: 5 * time.Millisecond})
 	syncJob(t, j)
 	t.Logf("after sync: %v", sink.get())

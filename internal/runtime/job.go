@@ -140,20 +140,55 @@ func (j *Job) Metrics() Metrics {
 	return m
 }
 
-// subtask is one parallel instance of the keyed task with its own state
-// batch, normalizers and PTF host.
+// subtask is one parallel instance of the keyed task: an instance of every
+// operator of the job's DAG, with its own state batch.
 type subtask struct {
 	job   *Job
 	idx   int
 	ch    chan []event
 	batch *store.Batch
 	kv    *state.Pebble
-	norms []*normalizer
-	ptf   *ptfOp
-	// chain holds the hosts of chained calls (jobgraph.Job.Chain).
-	chain []*ptfOp
-	sink  sink
-	out   []types.Row
+	// ops holds one operator per node of the DAG; srcOut, per input, the
+	// consumers of its rows.
+	ops    []Operator
+	srcOut []*nodeOut
+	sink   sink
+}
+
+// target is a consumer of an endpoint: port of node, or the sink (node
+// -1).
+type target struct{ node, port int }
+
+// nodeOut is the Output of an endpoint: it calls its consumers in order.
+type nodeOut struct {
+	st *subtask
+	ts []target
+}
+
+func (o *nodeOut) Emit(row types.Row) error {
+	for _, t := range o.ts {
+		var err error
+		if t.node < 0 {
+			err = o.st.output(o.st.job.ctx, row)
+		} else {
+			err = o.st.ops[t.node].Process(t.port, row)
+		}
+		if err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+func (o *nodeOut) Watermark(wm int64) error {
+	for _, t := range o.ts {
+		if t.node >= 0 {
+			if err := o.st.ops[t.node].Watermark(t.port, wm); err != nil {
+				return err
+			}
+		}
+	}
+	return nil
 }
 
 // Start starts a job. Rows of a collect sink arrive on Results.
@@ -187,6 +222,10 @@ func Start(ctx context.Context, env Env, g *jobgraph.Job, opts Options) (*Job, e
 		checkpointCh: make(chan *barrier),
 		logger:       logger.With("job", opts.ID),
 		writer:       env.Logs.NewWriter(),
+	}
+	if in, isSource := jobgraph.IsSource(g.Result); (isSource && in >= len(g.Inputs)) || (!isSource && g.Result >= len(g.Nodes)) {
+		cancel()
+		return nil, fmt.Errorf("internal: the job's result endpoint %d does not exist", g.Result)
 	}
 	par := j.parallelism()
 	j.par = par
@@ -272,25 +311,53 @@ func Start(ctx context.Context, env Env, g *jobgraph.Job, opts Options) (*Job, e
 	return j, nil
 }
 
-// parallelism decides the number of subtasks and the routing keys. Only
-// jobs whose PTF partition keys are columns of the stored rows run in
-// parallel; others (no PTF, no PARTITION BY, keys computed by a query)
-// run in one subtask, which also keeps their output order.
+// parallelism decides the number of subtasks and the routing keys. Keys
+// are routed by the source, so only jobs whose one keyed operator is a
+// PTF reading columns of the stored rows run in parallel: every table
+// argument is set semantic with a PARTITION BY key, read straight from its
+// input or through a changelog normalize on the same key. Others run in
+// one subtask, which also keeps their output order.
 func (j *Job) parallelism() int {
 	par := j.opts.Parallelism
-	if par <= 1 || j.graph.PTF == nil || len(j.graph.Chain) > 0 {
+	if par <= 1 {
+		return 1
+	}
+	var ptfNode *jobgraph.Node
+	for i := range j.graph.Nodes {
+		n := &j.graph.Nodes[i]
+		switch n.Op.(type) {
+		case *jobgraph.Calc, *jobgraph.Normalize:
+		case *jobgraph.PTF:
+			if ptfNode != nil {
+				return 1
+			}
+			ptfNode = n
+		default:
+			return 1
+		}
+	}
+	if ptfNode == nil {
 		return 1
 	}
 	j.routes = make([][]int, len(j.graph.Inputs))
-	for _, t := range j.graph.PTF.Tables {
-		in := j.graph.Inputs[t.Input]
-		if !t.SetSemantic || len(t.Keys) == 0 || len(in.Calcs) > 0 {
+	spec := ptfNode.Op.(*jobgraph.PTF)
+	for _, t := range spec.Tables {
+		if !t.SetSemantic || len(t.Keys) == 0 {
 			return 1
 		}
-		if in.Normalize && !sameSet(in.Key, t.Keys) {
+		from := ptfNode.Inputs[t.Input].From
+		if from >= 0 {
+			nz, ok := j.graph.Nodes[from].Op.(*jobgraph.Normalize)
+			if !ok || !sameSet(nz.Key, t.Keys) {
+				return 1
+			}
+			from = j.graph.Nodes[from].Inputs[0].From
+		}
+		i, ok := jobgraph.IsSource(from)
+		if !ok {
 			return 1
 		}
-		j.routes[t.Input] = t.Keys
+		j.routes[i] = t.Keys
 	}
 	return par
 }
@@ -324,63 +391,111 @@ func (j *Job) route(input int, row types.Row) int {
 func (j *Job) newSubtask(i int) (*subtask, error) {
 	st := &subtask{job: j, idx: i, ch: make(chan []event, 4), batch: j.env.DB.NewBatch()}
 	st.kv = state.NewPebble(st.batch)
-	for n, in := range j.graph.Inputs {
-		if in.Normalize {
-			st.norms = append(st.norms, newNormalizer(fmt.Sprintf("%s/normalize/%d", j.opts.ID, n), in.Key, st.kv, j.opts.CacheKeys))
-		} else {
-			st.norms = append(st.norms, nil)
-		}
-	}
-	switch j.graph.Sink.Kind {
+	g := j.graph
+	switch g.Sink.Kind {
 	case jobgraph.CollectSink:
 		st.sink = &collectSink{out: j.results}
 	case jobgraph.LogSink:
-		st.sink = newLogSink(&j.graph.Sink, j.writer, &j.writerMu)
+		st.sink = newLogSink(&g.Sink, j.writer, &j.writerMu)
 	case jobgraph.ExternalSink:
 		st.sink = extSink{j.ext}
 	}
-	if j.graph.PTF != nil {
-		ns := j.opts.ID + "/ptf/" + j.graph.PTF.UID
-		var err error
-		opts := []ptfOpOption{withMaxKeys(j.opts.CacheKeys)}
-		if n := j.par; n > 1 {
-			// On restore each subtask takes only the keys it owns.
-			opts = append(opts, withKeyOwner(keyOwner(n, i)))
+	// The consumers of each endpoint.
+	outs := make([]*nodeOut, len(g.Nodes))
+	st.srcOut = make([]*nodeOut, len(g.Inputs))
+	for k := range outs {
+		outs[k] = &nodeOut{st: st}
+	}
+	for k := range st.srcOut {
+		st.srcOut[k] = &nodeOut{st: st}
+	}
+	outOf := func(e int) *nodeOut {
+		if in, ok := jobgraph.IsSource(e); ok {
+			return st.srcOut[in]
 		}
-		if st.ptf, err = newPTFOp(j.graph.PTF, ns, st.kv, j.env.Clock, st.emitPTF, opts...); err != nil {
-			return nil, err
-		}
-		// A log sink encodes each row at once, so the host can reuse its
-		// output buffer; a collect sink (or a chained call) keeps the rows.
-		st.ptf.reuseOut = j.graph.Sink.Kind != jobgraph.CollectSink && len(j.graph.Chain) == 0
-		for k, c := range j.graph.Chain {
-			next := k + 1
-			emit := func(row types.Row) error { return st.feed(next, row) }
-			op, err := newPTFOp(c.PTF, j.opts.ID+"/ptf/"+c.PTF.UID, st.kv, j.env.Clock, emit, withMaxKeys(j.opts.CacheKeys))
-			if err != nil {
-				return nil, err
-			}
-			op.reuseOut = j.graph.Sink.Kind != jobgraph.CollectSink && next == len(j.graph.Chain)
-			st.chain = append(st.chain, op)
+		return outs[e]
+	}
+	for k, n := range g.Nodes {
+		for port, e := range n.Inputs {
+			o := outOf(e.From)
+			o.ts = append(o.ts, target{node: k, port: port})
 		}
 	}
+	res := outOf(g.Result)
+	res.ts = append(res.ts, target{node: -1})
+	st.ops = make([]Operator, len(g.Nodes))
+	for k := range g.Nodes {
+		op, err := j.newOperator(st, k, outs[k])
+		if err != nil {
+			return nil, err
+		}
+		st.ops[k] = op
+	}
 	return st, nil
+}
+
+// newOperator builds the operator of node k for subtask st.
+func (j *Job) newOperator(st *subtask, k int, out *nodeOut) (Operator, error) {
+	n := &j.graph.Nodes[k]
+	oc := OpContext{NS: j.opts.ID + "/" + n.UID, KV: st.kv, Clock: j.env.Clock, MaxKeys: j.opts.CacheKeys, Out: out}
+	switch spec := n.Op.(type) {
+	case *jobgraph.Calc:
+		return &calcOp{c: spec, out: out}, nil
+	case *jobgraph.Union:
+		return &unionOp{wm: newMinWatermark(len(n.Inputs)), out: out}, nil
+	case *jobgraph.Values:
+		return &valuesOp{spec: spec, out: out}, nil
+	case *jobgraph.Normalize:
+		return &normalizeOp{n: newNormalizer(oc.NS, spec.Key, st.kv, j.opts.CacheKeys), dropUB: spec.DropUpdateBefore, out: out}, nil
+	case *jobgraph.PTF:
+		opts := []ptfOpOption{withMaxKeys(j.opts.CacheKeys)}
+		if j.par > 1 {
+			// On restore each subtask takes only the keys it owns.
+			opts = append(opts, withKeyOwner(keyOwner(j.par, st.idx)))
+		}
+		op, err := newPTFOp(spec, oc.NS, st.kv, j.env.Clock, out.Emit, opts...)
+		if err != nil {
+			return nil, err
+		}
+		// A log or Kafka sink encodes each row at once, so the host can
+		// reuse its output buffer when only stateless calcs lie between.
+		op.reuseOut = j.graph.Sink.Kind != jobgraph.CollectSink && j.onlyCalcsToSink(k)
+		return &ptfNode{op: op, out: out, lastWM: MinWatermark}, nil
+	}
+	return nil, fmt.Errorf("internal: no operator for %T", n.Op)
+}
+
+// onlyCalcsToSink reports whether every path from node k to the sink goes
+// through calcs only (operators that keep no row).
+func (j *Job) onlyCalcsToSink(k int) bool {
+	if k == j.graph.Result {
+		return true
+	}
+	found := false
+	for c, n := range j.graph.Nodes {
+		for _, e := range n.Inputs {
+			if e.From != k {
+				continue
+			}
+			if _, isCalc := n.Op.(*jobgraph.Calc); !isCalc || !j.onlyCalcsToSink(c) {
+				return false
+			}
+			found = true
+		}
+	}
+	return found
 }
 
 // Namespaces returns the state namespaces the job writes, so that its
 // state can be deleted with the job.
 func (j *Job) Namespaces() []string {
 	var out []string
-	for n, in := range j.graph.Inputs {
-		if in.Normalize {
-			out = append(out, fmt.Sprintf("%s/normalize/%d", j.opts.ID, n))
+	for _, n := range j.graph.Nodes {
+		switch n.Op.(type) {
+		case *jobgraph.Calc, *jobgraph.Union, *jobgraph.Values:
+		default:
+			out = append(out, j.opts.ID+"/"+n.UID)
 		}
-	}
-	if j.graph.PTF != nil {
-		out = append(out, j.opts.ID+"/ptf/"+j.graph.PTF.UID)
-	}
-	for _, c := range j.graph.Chain {
-		out = append(out, j.opts.ID+"/ptf/"+c.PTF.UID)
 	}
 	return out
 }
@@ -473,9 +588,11 @@ func (j *Job) Sync(ctx context.Context) error {
 
 // run is the loop of one keyed subtask.
 func (st *subtask) run(ctx context.Context) error {
-	if st.ptf != nil && len(st.job.graph.PTF.Tables) == 0 && !st.job.opts.Resume {
-		if err := st.ptf.evalOnce(); err != nil {
-			return err
+	for _, op := range st.ops {
+		if s, ok := op.(starter); ok {
+			if err := s.start(st.job.opts.Resume); err != nil {
+				return err
+			}
 		}
 	}
 	for batch := range st.ch {
@@ -483,14 +600,12 @@ func (st *subtask) run(ctx context.Context) error {
 			ev := &batch[i]
 			switch ev.kind {
 			case evRecord:
-				if err := st.record(ctx, ev.input, ev.row); err != nil {
+				if err := st.srcOut[ev.input].Emit(ev.row); err != nil {
 					return err
 				}
 			case evWatermark:
-				if st.ptf != nil {
-					if err := st.advance(ev.input, ev.wm); err != nil {
-						return err
-					}
+				if err := st.srcOut[ev.input].Watermark(ev.wm); err != nil {
+					return err
 				}
 			case evBarrier:
 				if err := st.checkpoint(ctx, ev.barrier); err != nil {
@@ -504,82 +619,9 @@ func (st *subtask) run(ctx context.Context) error {
 	return ctx.Err()
 }
 
-func (st *subtask) record(ctx context.Context, input int, row types.Row) error {
-	in := &st.job.graph.Inputs[input]
-	st.out = st.out[:0]
-	if n := st.norms[input]; n != nil {
-		var err error
-		if st.out, err = n.process(row, st.out); err != nil {
-			return err
-		}
-	} else {
-		st.out = append(st.out, row)
-	}
-	for _, r := range st.out {
-		if in.DropUpdateBefore && r.Kind == types.UpdateBefore {
-			continue
-		}
-		r, ok, err := applyCalcs(in.Calcs, r)
-		if err != nil {
-			return fmt.Errorf("input %s: %w", in.Table, err)
-		}
-		if !ok {
-			continue
-		}
-		if st.ptf != nil {
-			if err := st.ptf.processRow(input, &r); err != nil {
-				return err
-			}
-			continue
-		}
-		if err := st.output(ctx, r); err != nil {
-			return err
-		}
-	}
-	return nil
-}
-
-func (st *subtask) emitPTF(row types.Row) error { return st.feed(0, row) }
-
-// feed passes a row emitted by PTF stage k-1 (k = 0: the first call) to
-// chained stage k, or to the output after the last stage.
-func (st *subtask) feed(k int, row types.Row) error {
-	if k >= len(st.chain) {
-		return st.output(st.job.ctx, row)
-	}
-	r, ok, err := applyCalcs(st.job.graph.Chain[k].Calcs, row)
-	if err != nil || !ok {
-		return err
-	}
-	return st.chain[k].processRow(jobgraph.ChainInput, &r)
-}
-
-// advance moves the watermark of an input through the PTF and every
-// chained call: each stage forwards its watermark after its timers fired.
-func (st *subtask) advance(input int, wm int64) error {
-	if err := st.ptf.advance(input, wm); err != nil {
-		return err
-	}
-	w := st.ptf.opWM
-	for _, op := range st.chain {
-		if w == MinWatermark {
-			return nil
-		}
-		if err := op.advance(jobgraph.ChainInput, w); err != nil {
-			return err
-		}
-		w = op.opWM
-	}
-	return nil
-}
-
 func (st *subtask) output(ctx context.Context, row types.Row) error {
-	r, ok, err := applyCalcs(st.job.graph.Output, row)
-	if err != nil || !ok {
-		return err
-	}
 	st.job.metrics.recordsOut.Add(1)
-	return st.sink.write(ctx, r)
+	return st.sink.write(ctx, row)
 }
 
 // checkpoint flushes this subtask's state into its batch; the last subtask
@@ -609,21 +651,9 @@ func (st *subtask) checkpoint(ctx context.Context, b *barrier) error {
 }
 
 func (st *subtask) flush() error {
-	if st.ptf != nil {
-		if err := st.ptf.flush(); err != nil {
-			return fmt.Errorf("checkpoint: %w", err)
-		}
-	}
-	for _, op := range st.chain {
-		if err := op.flush(); err != nil {
-			return fmt.Errorf("checkpoint: %w", err)
-		}
-	}
-	for _, n := range st.norms {
-		if n != nil {
-			if err := n.flush(); err != nil {
-				return fmt.Errorf("checkpoint: %w", err)
-			}
+	for _, op := range st.ops {
+		if err := op.Flush(); err != nil {
+			return err
 		}
 	}
 	return nil

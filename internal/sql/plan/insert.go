@@ -179,8 +179,10 @@ func (p *Planner) PlanInsert(t *catalog.Table, cols []*ast.Ident, q ast.Query, p
 		}
 	}
 	if !identity {
+		f.sc = scopeOf(phys, "")
 		f.addCalc(jobgraph.Calc{Project: proj})
 	}
+	finish(job, f.end)
 	var bucket []int
 	for _, k := range t.BucketKey() {
 		bucket = append(bucket, phys.Index(k))

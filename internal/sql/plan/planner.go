@@ -208,7 +208,6 @@ func (p *Planner) addInput(job *jobgraph.Job, t *catalog.Table, pos sqlerr.Pos) 
 		}
 		in.Watermark = &jobgraph.Watermark{Column: t.ColumnIndex(t.Watermark.Column), Expr: wm}
 	}
-	in.Out = in.Schema
 	job.Inputs = append(job.Inputs, in)
 	return len(job.Inputs) - 1, nil
 }
