@@ -267,6 +267,9 @@ type FuncCall struct {
 	// (CURRENT_DATE, CURRENT_TIME, CURRENT_TIMESTAMP, LOCALTIME,
 	// LOCALTIMESTAMP).
 	Niladic bool
+	// Filter is the condition of an aggregate call's FILTER (WHERE ...);
+	// nil when there is none.
+	Filter Expr
 }
 
 // Pos returns the position of the name.

@@ -245,4 +245,9 @@ func (p *printer) funcCall(f *FuncCall) {
 		p.exprList(f.Args)
 	}
 	p.WriteString(")")
+	if f.Filter != nil {
+		p.WriteString(" FILTER (WHERE ")
+		p.expr(f.Filter)
+		p.WriteString(")")
+	}
 }

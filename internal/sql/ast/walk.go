@@ -235,6 +235,7 @@ func walkChildren(v Visitor, node Node) {
 	case *FuncCall:
 		walk(v, n.Name)
 		walkList(v, n.Args)
+		walk(v, n.Filter)
 	case *Extract:
 		walk(v, n.X)
 	case *RowExpr:

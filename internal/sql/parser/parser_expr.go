@@ -374,7 +374,14 @@ func (p *parser) funcCall(name *ast.ObjectName) ast.Expr {
 		f.Args = p.exprList()
 		p.want(tRParen)
 	}
-	if t := p.tok(); t.is("OVER") || t.is("FILTER") || t.is("WITHIN") {
+	if p.isKw("FILTER") && p.peek(1).kind == tLParen {
+		p.next()
+		p.next()
+		p.wantKw("WHERE")
+		f.Filter = p.expr()
+		p.want(tRParen)
+	}
+	if t := p.tok(); t.is("OVER") || t.is("WITHIN") {
 		p.unsupported(t.pos, "", "%s after a function call is not supported", t.val)
 	}
 	return f

@@ -37,10 +37,27 @@ var binaryOps = map[ast.BinaryOp]string{
 
 // bindExpr type-checks an AST expression against sc.
 func bindExpr(e ast.Expr, sc *scope) (expr.Expr, error) {
+	if sc.subst != nil {
+		if i, ok := sc.subst[ast.Format(e)]; ok {
+			c := sc.cols[i]
+			x, err := expr.Col(i, c.name, c.typ)
+			return x, positioned(err, e.Pos(), sqlerr.Internal)
+		}
+	}
+	if fc, _, isAgg := aggCallOf(e); isAgg {
+		return nil, errAt(fc.Pos(), sqlerr.InvalidArgument, "Aggregate function %s is not allowed here", strings.ToUpper(fc.Name.Last().Name)).
+			WithHint("aggregate functions are allowed in the select list and HAVING of a query, not in WHERE, ON, GROUP BY or function arguments")
+	}
 	switch n := e.(type) {
 	case *ast.ColumnRef:
 		i, err := sc.resolve(n)
 		if err != nil {
+			if sc.grouped != nil {
+				if _, inner := sc.grouped.resolve(n); inner == nil {
+					return nil, errAt(n.Pos(), sqlerr.InvalidArgument, "Expression '%s' is not being grouped", ast.Format(n)).
+						WithHint("add it to GROUP BY, or aggregate it (MIN, MAX, FIRST_VALUE, ...)")
+				}
+			}
 			return nil, err
 		}
 		c := sc.cols[i]

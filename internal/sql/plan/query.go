@@ -12,10 +12,13 @@ import (
 	"github.com/eddy-sql/eddy/types"
 )
 
-// frag is a relation under construction: rows of input `input` after its
-// calcs, or (input < 0) rows after the PTF and the output calcs.
+// frag is a relation under construction: the rows of endpoint end of the
+// job's DAG (a node, or jobgraph.Source(i) for input i).
 type frag struct {
-	job       *jobgraph.Job
+	job *jobgraph.Job
+	end int
+	// input is the job input the rows come from through stateless calcs
+	// only (so the input can still be normalized), or -1.
 	input     int
 	sc        *scope
 	mode      jobgraph.Mode
@@ -23,21 +26,25 @@ type frag struct {
 	timeAttrs map[int]bool
 }
 
+// addCalc adds a calc after the relation; f.sc must already describe its
+// output.
 func (f *frag) addCalc(c jobgraph.Calc) {
-	if f.input >= 0 {
-		in := &f.job.Inputs[f.input]
-		in.Calcs = append(in.Calcs, c)
-		in.Out = f.sc.schema()
-		return
-	}
-	f.job.Output = append(f.job.Output, c)
+	f.end = addNode(f.job, jobgraph.Node{
+		UID:    fmt.Sprintf("calc/%d", len(f.job.Nodes)),
+		Inputs: []jobgraph.Edge{{From: f.end}},
+		Op:     &c,
+		Out:    f.sc.schema(),
+	})
 }
 
 // normalize makes an upsert input deliver a retract changelog with full
 // deletes (a changelog normalize keyed by the primary key).
 func (f *frag) normalize() {
 	if f.input >= 0 && f.mode == jobgraph.Upsert {
-		f.job.Inputs[f.input].Normalize = true
+		insertNormalize(f.job, f.input, f.job.Inputs[f.input].Key)
+		if f.end == jobgraph.Source(f.input) {
+			f.end = len(f.job.Nodes) - 1
+		}
 		f.mode = jobgraph.Retract
 	}
 }
@@ -55,6 +62,7 @@ func (p *Planner) PlanSelect(q ast.Query) (*QueryPlan, error) {
 	// client does (-U/+U pairs and full deletes).
 	f.normalize()
 	schema := f.sc.schema()
+	finish(job, f.end)
 	job.Sink = jobgraph.Sink{Kind: jobgraph.CollectSink, Schema: schema}
 	job.Mode, job.UpsertKey = f.mode, f.key
 	return &QueryPlan{Job: job, Schema: schema, Mode: f.mode, Key: f.key}, nil
@@ -65,10 +73,9 @@ func (p *Planner) planQuery(q ast.Query, job *jobgraph.Job) (*frag, error) {
 	case *ast.Select:
 		return p.planSelect(n, job)
 	case *ast.Values:
-		return nil, errAt(n.Pos(), sqlerr.Unsupported, "VALUES as a query is supported only in INSERT INTO ... VALUES").
-			WithHint("write the rows into a table with INSERT INTO t VALUES (...), then SELECT from it")
+		return p.planValues(n, job)
 	case *ast.SetOp:
-		return nil, errAt(n.OpPos, sqlerr.Unsupported, "UNION is not supported yet")
+		return p.planSetOp(n, job)
 	}
 	return nil, errAt(q.Pos(), sqlerr.Unsupported, "This query is not supported yet")
 }
@@ -79,21 +86,15 @@ func (p *Planner) planSelect(s *ast.Select, job *jobgraph.Job) (*frag, error) {
 	allowLimit := p.allowLimit
 	p.allowLimit = false
 	switch {
-	case s.From == nil:
-		return nil, errAt(s.Pos(), sqlerr.Unsupported, "SELECT without FROM is not supported yet").
-			WithHint("select from a table or a table function")
-	case len(s.GroupBy) > 0:
-		return nil, errAt(s.GroupBy[0].Pos(), sqlerr.Unsupported, "GROUP BY is not supported yet").
-			WithHint("aggregate per key with a process table function that keeps state")
-	case s.Having != nil:
-		return nil, errAt(s.Having.Pos(), sqlerr.Unsupported, "HAVING is not supported yet")
 	case len(s.OrderBy) > 0:
 		return nil, errAt(s.OrderBy[0].Pos(), sqlerr.Unsupported, "ORDER BY is not supported yet")
-	case s.Distinct:
-		return nil, errAt(s.Pos(), sqlerr.Unsupported, "SELECT DISTINCT is not supported yet")
 	}
-	f, err := p.planFrom(s.From, job)
-	if err != nil {
+	var f *frag
+	var err error
+	if s.From == nil {
+		// SELECT without FROM reads one empty row.
+		f = valuesFrag(job, nil, [][]types.Value{{}})
+	} else if f, err = p.planFrom(s.From, job); err != nil {
 		return nil, err
 	}
 	var calc jobgraph.Calc
@@ -113,11 +114,35 @@ func (p *Planner) planSelect(s *ast.Select, job *jobgraph.Job) (*frag, error) {
 		}
 		calc.Filter = w
 	}
+	if isAggregateQuery(s) {
+		if !calc.IsIdentity() {
+			f.addCalc(calc)
+			calc = jobgraph.Calc{}
+		}
+		if err := p.planAggregate(s, f, false); err != nil {
+			return nil, err
+		}
+		if s.Having != nil {
+			h, err := bindExpr(s.Having, f.sc)
+			if err != nil {
+				return nil, err
+			}
+			if h.Type().ID != types.TypeBoolean && h.Type().ID != types.TypeNull {
+				return nil, errAt(s.Having.Pos(), sqlerr.TypeMismatch, "HAVING needs a BOOLEAN condition, but %s has type %s", ast.Format(s.Having), h.Type())
+			}
+			calc.Filter = h
+		}
+	}
 	if err := p.project(s, f, &calc); err != nil {
 		return nil, err
 	}
 	if !calc.IsIdentity() {
 		f.addCalc(calc)
+	}
+	if s.Distinct {
+		if err := p.planDistinct(s, f); err != nil {
+			return nil, err
+		}
 	}
 	if s.Limit != nil {
 		if !allowLimit {
@@ -239,7 +264,7 @@ func (p *Planner) planFrom(te ast.TableExpr, job *jobgraph.Job) (*frag, error) {
 			qual = n.Alias.Name.Name
 		}
 		in := job.Inputs[i]
-		f := &frag{job: job, input: i, sc: scopeOf(in.Schema, qual), mode: in.Mode, key: in.Key, timeAttrs: map[int]bool{}}
+		f := &frag{job: job, end: jobgraph.Source(i), input: i, sc: scopeOf(in.Schema, qual), mode: in.Mode, key: in.Key, timeAttrs: map[int]bool{}}
 		if in.Watermark != nil {
 			f.timeAttrs[in.Watermark.Column] = true
 		}
@@ -281,9 +306,9 @@ func applyAlias(f *frag, a *ast.Alias) error {
 	return nil
 }
 
-// planTableFunc plans a PTF call in FROM.
+// planTableFunc plans a PTF call in FROM: a PTF node whose ports are its
+// table arguments in the order of the call.
 func (p *Planner) planTableFunc(tf *ast.TableFunc, job *jobgraph.Job) (*frag, error) {
-	hadPTF := job.PTF != nil
 	id, def, err := p.ResolveFunction(tf.Name)
 	if err != nil {
 		return nil, err
@@ -293,8 +318,7 @@ func (p *Planner) planTableFunc(tf *ast.TableFunc, job *jobgraph.Job) (*frag, er
 		return nil, err
 	}
 	call := &ptfCall{name: tf.Name.Last().Name, pos: tf.Name.Pos(), id: id, def: def, required: p.required, stateTTL: ttl}
-	frags := map[int]*frag{}
-	var chained *jobgraph.ChainStage
+	var frags []*frag // by port
 	for _, a := range tf.Args {
 		ca := callArg{pos: a.Pos(), valuePos: a.Value.Pos()}
 		if a.Name != nil {
@@ -311,22 +335,13 @@ func (p *Planner) planTableFunc(tf *ast.TableFunc, job *jobgraph.Job) (*frag, er
 			if err != nil {
 				return nil, err
 			}
-			if f.input < 0 {
-				// The output of an earlier process table function call: the
-				// calls run as a chain in one job. Its pending calcs move
-				// into the chain stage.
-				if chained != nil || len(tf.Args) > 0 && countTableArgs(tf) > 1 {
-					return nil, errAt(v.Pos(), sqlerr.Unsupported, "A function whose table argument is another function's output can take only that one table yet")
-				}
-				chained = &jobgraph.ChainStage{Calcs: job.Output}
-				job.Output = nil
-				f.input = jobgraph.ChainInput
-			} else if hadPTF {
-				return nil, errAt(tf.Pos(), sqlerr.Unsupported, "Only chained process table function calls are supported in one statement yet (a call over another call's output)")
+			if f.input < 0 && countTableArgs(tf) > 1 {
+				return nil, errAt(v.Pos(), sqlerr.Unsupported, "A function whose table argument is another function's output can take only that one table yet")
 			}
-			frags[f.input] = f
+			port := len(frags)
+			frags = append(frags, f)
 			tv := &tableArgValue{
-				rel: &rel{input: f.input, schema: f.sc.schema(), mode: f.mode, upsertKey: f.key, timeAttrs: f.timeAttrs},
+				rel: &rel{input: port, schema: f.sc.schema(), mode: f.mode, upsertKey: f.key, timeAttrs: f.timeAttrs},
 				pos: v.Pos(), hasPartition: len(v.PartitionBy) > 0,
 			}
 			for _, id := range v.PartitionBy {
@@ -352,40 +367,60 @@ func (p *Planner) planTableFunc(tf *ast.TableFunc, job *jobgraph.Job) (*frag, er
 		}
 		call.args = append(call.args, ca)
 	}
-	if job.PTF != nil && chained == nil {
-		return nil, errAt(tf.Pos(), sqlerr.Unsupported, "Only chained process table function calls are supported in one statement yet (a call over another call's output)")
+	if err := checkOneInputPerTable(frags, tf); err != nil {
+		return nil, err
 	}
 	node, err := call.planPTF()
 	if err != nil {
 		return nil, err
 	}
-	if chained != nil {
-		if err := checkUniqueUID(job, node, tf.Name.Pos()); err != nil {
-			return nil, err
-		}
-		for _, t := range node.Tables {
-			if !t.Delivered.IsInsertOnly() && frags[t.Input].mode != jobgraph.Append && t.Delivered.Contains(types.UpdateBefore) && frags[t.Input].mode == jobgraph.Upsert {
-				return nil, errAt(tf.Pos(), sqlerr.ChangelogMismatch, "Can't generate a valid execution plan for the given query because of a changelog mismatch: function '%s' needs a retract changelog (with UPDATE_BEFORE), but its input is the upsert output of another function", node.Name).
-					WithHint("declare the argument without REQUIRE_UPDATE_BEFORE, or let the first function emit a retract changelog")
-			}
-		}
-		chained.PTF = node
-		job.Chain = append(job.Chain, *chained)
-		return ptfFrag(job, node, tf), nil
+	if err := checkUniqueUID(job, node, tf.Name.Pos()); err != nil {
+		return nil, err
 	}
 	// Deliver the changelog each table argument asked for.
+	edges := make([]jobgraph.Edge, len(frags))
 	for _, t := range node.Tables {
 		f := frags[t.Input]
-		in := &job.Inputs[t.Input]
-		if f.mode == jobgraph.Upsert && (t.Delivered.Contains(types.UpdateBefore) || !t.Delivered.KeyOnlyDeletes() && t.Delivered.Contains(types.Delete)) {
-			in.Normalize = true
-			if !t.Delivered.Contains(types.UpdateBefore) {
-				in.DropUpdateBefore = true
+		needsBefore := t.Delivered.Contains(types.UpdateBefore)
+		needsFull := !t.Delivered.KeyOnlyDeletes() && t.Delivered.Contains(types.Delete)
+		if !t.Delivered.IsInsertOnly() && f.mode == jobgraph.Upsert && f.input < 0 && needsBefore {
+			return nil, errAt(tf.Pos(), sqlerr.ChangelogMismatch, "Can't generate a valid execution plan for the given query because of a changelog mismatch: function '%s' needs a retract changelog (with UPDATE_BEFORE), but its input is the upsert output of another function", node.Name).
+				WithHint("declare the argument without REQUIRE_UPDATE_BEFORE, or let the first function emit a retract changelog")
+		}
+		if f.mode == jobgraph.Upsert && f.input >= 0 && (needsBefore || needsFull) {
+			nz := insertNormalize(job, f.input, job.Inputs[f.input].Key)
+			nz.DropUpdateBefore = !needsBefore
+			if f.end == jobgraph.Source(f.input) {
+				f.end = len(job.Nodes) - 1
 			}
 		}
+		e := jobgraph.Edge{From: f.end}
+		if t.SetSemantic {
+			e.Exchange, e.Keys = jobgraph.Hash, t.Keys
+		}
+		edges[t.Input] = e
 	}
-	job.PTF = node
-	return ptfFrag(job, node, tf), nil
+	idx := addNode(job, jobgraph.Node{UID: "ptf/" + node.UID, Inputs: edges, Op: node, Out: node.Out})
+	f := ptfFrag(job, node, tf)
+	f.end = idx
+	return f, nil
+}
+
+// checkOneInputPerTable refuses a table read by two table arguments of
+// one call: the two would share one input.
+func checkOneInputPerTable(frags []*frag, tf *ast.TableFunc) error {
+	seen := map[int]bool{}
+	for _, f := range frags {
+		if f.input < 0 {
+			continue
+		}
+		if seen[f.input] {
+			return errAt(tf.Pos(), sqlerr.Unsupported, "The same table is passed to two table arguments of '%s'; this is not supported yet", tf.Name.Last().Name).
+				WithHint("pass a view or a subquery of the table to one of them")
+		}
+		seen[f.input] = true
+	}
+	return nil
 }
 
 // ptfFrag is the relation of a call's output.
@@ -425,9 +460,9 @@ func checkUniqueUID(job *jobgraph.Job, node *jobgraph.PTF, pos sqlerr.Pos) error
 	if node.UID == "" {
 		return nil
 	}
-	uids := []string{job.PTF.UID}
-	for _, c := range job.Chain {
-		uids = append(uids, c.PTF.UID)
+	var uids []string
+	for _, f := range job.PTFs() {
+		uids = append(uids, f.UID)
 	}
 	if slices.Contains(uids, node.UID) {
 		return errAt(pos, sqlerr.InvalidFunction, "Duplicate unique identifier '%s' detected among process table functions. Make sure that all PTF calls have an identifier defined that is globally unique.", node.UID).

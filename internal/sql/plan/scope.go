@@ -18,6 +18,13 @@ type column struct {
 // scope is the list of columns of the current relation, by position.
 type scope struct {
 	cols []column
+	// subst maps the text of an expression (ast.Format) to the column
+	// holding its value: the group expressions and aggregate calls after
+	// a GROUP BY.
+	subst map[string]int
+	// grouped is the scope before a GROUP BY, to tell a column that is
+	// not grouped from an unknown one.
+	grouped *scope
 }
 
 func scopeOf(s *types.Schema, qualifier string) *scope {

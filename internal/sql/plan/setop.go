@@ -1,0 +1,177 @@
+package plan
+
+import (
+	"fmt"
+
+	"github.com/eddy-sql/eddy/internal/expr"
+	"github.com/eddy-sql/eddy/internal/jobgraph"
+	"github.com/eddy-sql/eddy/internal/sql/ast"
+	"github.com/eddy-sql/eddy/internal/sqlerr"
+	"github.com/eddy-sql/eddy/types"
+)
+
+// planSetOp plans UNION [ALL]: a Union node over both sides, each cast to
+// the columns' common types; UNION (distinct) adds a GroupAggregate on
+// every column, as Flink plans it.
+func (p *Planner) planSetOp(n *ast.SetOp, job *jobgraph.Job) (*frag, error) {
+	allowLimit := p.allowLimit
+	p.allowLimit = false
+	if len(n.OrderBy) > 0 {
+		return nil, errAt(n.OrderBy[0].Pos(), sqlerr.Unsupported, "ORDER BY is not supported yet")
+	}
+	l, err := p.planQuery(n.Left, job)
+	if err != nil {
+		return nil, err
+	}
+	r, err := p.planQuery(n.Right, job)
+	if err != nil {
+		return nil, err
+	}
+	if len(l.sc.cols) != len(r.sc.cols) {
+		return nil, errAt(n.OpPos, sqlerr.InvalidArgument, "Set operator cannot combine queries with different column counts: the left side has %d columns, the right side %d", len(l.sc.cols), len(r.sc.cols))
+	}
+	cols := make([]column, len(l.sc.cols))
+	for i := range cols {
+		t, ok := expr.CommonType(l.sc.cols[i].typ, r.sc.cols[i].typ)
+		if !ok {
+			return nil, errAt(n.OpPos, sqlerr.TypeMismatch, "Type mismatch in column %d of UNION: %s and %s have no common type", i+1, l.sc.cols[i].typ, r.sc.cols[i].typ).
+				WithHint("CAST one side to the other's type")
+		}
+		cols[i] = column{name: l.sc.cols[i].name, typ: t}
+	}
+	var edges []jobgraph.Edge
+	mode := jobgraph.Append
+	for _, side := range []*frag{l, r} {
+		if side.mode == jobgraph.Upsert {
+			side.normalize()
+			if side.mode == jobgraph.Upsert {
+				return nil, errAt(n.OpPos, sqlerr.Unsupported, "UNION of the upsert output of a table function is not supported yet")
+			}
+		}
+		if err := castFrag(side, cols, n.OpPos); err != nil {
+			return nil, err
+		}
+		if side.mode != jobgraph.Append {
+			mode = jobgraph.Retract
+		}
+		edges = append(edges, jobgraph.Edge{From: side.end})
+	}
+	sc := &scope{cols: cols}
+	f := &frag{job: job, input: -1, sc: sc, mode: mode, timeAttrs: map[int]bool{}}
+	for i := range cols {
+		if l.timeAttrs[i] && r.timeAttrs[i] {
+			f.timeAttrs[i] = true
+		}
+	}
+	f.end = addNode(job, jobgraph.Node{UID: fmt.Sprintf("union/%d", len(job.Nodes)), Inputs: edges, Op: &jobgraph.Union{}, Out: sc.schema()})
+	if !n.All {
+		if err := p.planDistinct(&ast.Select{}, f); err != nil {
+			return nil, err
+		}
+	}
+	if n.Limit != nil {
+		if !allowLimit {
+			return nil, errAt(n.Limit.Pos(), sqlerr.Unsupported, "LIMIT is supported only on the outermost query that returns rows yet")
+		}
+		v, err := bindExpr(n.Limit, &scope{})
+		if err == nil && v.Type().IsInteger() {
+			var lv types.Value
+			if lv, err = v.Eval(nil); err == nil && lv.Int() >= 0 {
+				return f, limit(f, job, lv.Int())
+			}
+		}
+		return nil, errAt(n.Limit.Pos(), sqlerr.InvalidArgument, "LIMIT needs a non-negative integer literal")
+	}
+	return f, nil
+}
+
+// castFrag casts the columns of f to cols' types (keeping f's names) with
+// a calc, when any differs.
+func castFrag(f *frag, cols []column, pos sqlerr.Pos) error {
+	same := true
+	proj := make([]expr.Expr, len(cols))
+	out := make([]column, len(cols))
+	for i, c := range f.sc.cols {
+		x, err := expr.Col(i, c.name, c.typ)
+		if err != nil {
+			return err
+		}
+		if !c.typ.Same(cols[i].typ) {
+			same = false
+			if x, err = expr.Cast(x, cols[i].typ, false); err != nil {
+				return positioned(err, pos, sqlerr.TypeMismatch)
+			}
+		}
+		proj[i] = x
+		out[i] = column{name: c.name, typ: cols[i].typ}
+	}
+	if same {
+		return nil
+	}
+	f.sc = &scope{cols: out}
+	f.addCalc(jobgraph.Calc{Project: proj})
+	return nil
+}
+
+// planValues plans VALUES (...), (...) as a query: a Values node. Columns
+// are named EXPR$0, EXPR$1, ... and typed by the common type of each
+// column; every value must be a constant expression.
+func (p *Planner) planValues(v *ast.Values, job *jobgraph.Job) (*frag, error) {
+	var rows [][]expr.Expr
+	width := -1
+	for _, r := range v.Rows {
+		items := r.Values
+		if width >= 0 && len(items) != width {
+			return nil, errAt(r.Pos(), sqlerr.InvalidArgument, "All rows of VALUES must have the same number of columns: this row has %d, the first has %d", len(items), width)
+		}
+		width = len(items)
+		var xs []expr.Expr
+		for _, it := range items {
+			x, err := bindExpr(it, &scope{})
+			if err != nil {
+				return nil, err
+			}
+			xs = append(xs, x)
+		}
+		rows = append(rows, xs)
+	}
+	cols := make([]column, width)
+	for i := range cols {
+		var ts []types.Type
+		for _, r := range rows {
+			ts = append(ts, r[i].Type())
+		}
+		t, ok := expr.CommonType(ts...)
+		if !ok {
+			return nil, errAt(v.Pos(), sqlerr.TypeMismatch, "The values of column %d of VALUES have no common type", i+1)
+		}
+		cols[i] = column{name: fmt.Sprintf("EXPR$%d", i), typ: t}
+	}
+	var vals [][]types.Value
+	for _, r := range rows {
+		row := make([]types.Value, width)
+		for i, x := range r {
+			if !x.Type().Same(cols[i].typ) {
+				var err error
+				if x, err = expr.Cast(x, cols[i].typ, false); err != nil {
+					return nil, positioned(err, v.Pos(), sqlerr.TypeMismatch)
+				}
+			}
+			val, err := x.Eval(nil)
+			if err != nil {
+				return nil, positioned(err, v.Pos(), sqlerr.InvalidArgument)
+			}
+			row[i] = val
+		}
+		vals = append(vals, row)
+	}
+	return valuesFrag(job, cols, vals), nil
+}
+
+// valuesFrag is a relation of fixed rows.
+func valuesFrag(job *jobgraph.Job, cols []column, rows [][]types.Value) *frag {
+	sc := &scope{cols: cols}
+	f := &frag{job: job, input: -1, sc: sc, mode: jobgraph.Append, timeAttrs: map[int]bool{}}
+	f.end = addNode(job, jobgraph.Node{UID: fmt.Sprintf("values/%d", len(job.Nodes)), Op: &jobgraph.Values{Rows: rows}, Out: sc.schema()})
+	return f
+}
