@@ -193,7 +193,7 @@ func (c *Catalog) CreateTable(t *Table) error {
 	if _, ok := c.tables[t.FullName()]; ok {
 		return fmt.Errorf("table %s: %w", t.FullName(), ErrExists)
 	}
-	if err := c.put("tbl", t.FullName(), t, true); err != nil {
+	if err := c.put("tbl", t.FullName(), t, !t.Temporary); err != nil {
 		return err
 	}
 	c.tables[t.FullName()] = t
@@ -213,11 +213,14 @@ func (c *Catalog) DropTable(cat, db, name string) error {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	full := cat + "." + db + "." + name
-	if _, ok := c.tables[full]; !ok {
+	t, ok := c.tables[full]
+	if !ok {
 		return fmt.Errorf("table %s: %w", full, ErrNotFound)
 	}
-	if err := c.del("tbl", full); err != nil {
-		return err
+	if !t.Temporary {
+		if err := c.del("tbl", full); err != nil {
+			return err
+		}
 	}
 	delete(c.tables, full)
 	return nil

@@ -90,6 +90,11 @@ type Table struct {
 	// by plain DDL. Only the owner may resume writing into the table under
 	// the same CTAS (see docs/decisions/0011-table-ownership.md).
 	Owner string `json:"owner,omitempty"`
+	// View is the query of a view (CREATE VIEW), in canonical SQL; empty
+	// for tables. A view's Columns are the query's.
+	View string `json:"view,omitempty"`
+	// Temporary views and tables live in the session only.
+	Temporary bool `json:"temporary,omitempty"`
 }
 
 // FullName returns catalog.database.name.

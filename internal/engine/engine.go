@@ -275,6 +275,10 @@ func (e *Engine) execute(ctx context.Context, stmt ast.Statement, interactive bo
 		return e.createTable(ctx, s)
 	case *ast.DropTable:
 		return e.dropTable(s)
+	case *ast.CreateView:
+		return e.createView(s)
+	case *ast.DropView:
+		return e.dropView(s)
 	case *ast.Insert:
 		return e.insert(ctx, s)
 	case ast.Query:

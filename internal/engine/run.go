@@ -197,6 +197,10 @@ func sqlKind(s ast.Statement) string {
 		return "CREATE_TABLE"
 	case *ast.DropTable:
 		return "DROP_TABLE"
+	case *ast.CreateView:
+		return "CREATE_VIEW"
+	case *ast.DropView:
+		return "DROP_VIEW"
 	case *ast.Insert:
 		return "INSERT_INTO"
 	case ast.Query:

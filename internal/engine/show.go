@@ -36,6 +36,8 @@ func (e *Engine) show(s *ast.Show) (*cli.Result, error) {
 		return column("catalog name", e.cat.Catalogs()), nil
 	case ast.ShowDatabases:
 		return column("database name", e.cat.Databases(e.sess.Catalog)), nil
+	case ast.ShowViews:
+		return column("view name", e.views()), nil
 	case ast.ShowTables:
 		return column("table name", e.cat.Tables(e.sess.Catalog, e.sess.Database)), nil
 	case ast.ShowFunctions:

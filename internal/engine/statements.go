@@ -141,6 +141,9 @@ func (e *Engine) dropTable(s *ast.DropTable) (*cli.Result, error) {
 		}
 		return nil, err
 	}
+	if err := notAView(t, s.Name.Pos(), "drop it with DROP VIEW "+t.Name); err != nil {
+		return nil, err
+	}
 	if err := e.cat.DropTable(t.Catalog, t.Database, t.Name); err != nil {
 		return nil, err
 	}
@@ -159,6 +162,9 @@ func (e *Engine) insert(ctx context.Context, s *ast.Insert) (*cli.Result, error)
 	p := e.planner()
 	t, err := p.ResolveTable(s.Table)
 	if err != nil {
+		return nil, err
+	}
+	if err := notAView(t, s.Table.Pos(), "views cannot be written; INSERT INTO a table"); err != nil {
 		return nil, err
 	}
 	if v, isValues := s.Query.(*ast.Values); isValues {

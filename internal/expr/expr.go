@@ -261,3 +261,12 @@ func withNull(t types.Type, notNull bool) types.Type {
 
 // String of an operator for messages: upper case, quoted.
 func quoteOp(op string) string { return fmt.Sprintf("'%s'", op) }
+
+// ColumnOf returns the input column a column reference reads, and whether
+// e is a column reference.
+func ColumnOf(e Expr) (int, bool) {
+	if c, ok := e.(*colExpr); ok {
+		return c.idx, true
+	}
+	return 0, false
+}

@@ -205,9 +205,32 @@ type DropDatabase struct {
 
 func (*CreateTable) stmtNode()    {}
 func (*DropTable) stmtNode()      {}
+func (*CreateView) stmtNode()     {}
+func (*DropView) stmtNode()       {}
 func (*CreateFunction) stmtNode() {}
 func (*DropFunction) stmtNode()   {}
 func (*CreateCatalog) stmtNode()  {}
 func (*DropCatalog) stmtNode()    {}
 func (*CreateDatabase) stmtNode() {}
 func (*DropDatabase) stmtNode()   {}
+
+// CreateView is CREATE [TEMPORARY] VIEW [IF NOT EXISTS] name [(columns)]
+// [COMMENT '...'] AS query.
+type CreateView struct {
+	Loc
+	Temporary   bool
+	IfNotExists bool
+	Name        *ObjectName
+	// Columns rename the query's columns; empty keeps them.
+	Columns []*Ident
+	Comment *StringLit
+	Query   Query
+}
+
+// DropView is DROP [TEMPORARY] VIEW [IF EXISTS] name.
+type DropView struct {
+	Loc
+	Temporary bool
+	IfExists  bool
+	Name      *ObjectName
+}

@@ -113,6 +113,35 @@ func (p *printer) stmt(s Statement) {
 		p.WriteString("TABLE ")
 		p.ifExists(n.IfExists)
 		p.WriteString(n.Name.String())
+	case *CreateView:
+		p.WriteString("CREATE ")
+		if n.Temporary {
+			p.WriteString("TEMPORARY ")
+		}
+		p.WriteString("VIEW ")
+		p.ifNotExists(n.IfNotExists)
+		p.WriteString(n.Name.String())
+		if len(n.Columns) > 0 {
+			p.WriteString(" (")
+			for i, c := range n.Columns {
+				if i > 0 {
+					p.WriteString(", ")
+				}
+				p.WriteString(QuoteIdent(c.Name))
+			}
+			p.WriteString(")")
+		}
+		p.comment(n.Comment)
+		p.WriteString(" AS ")
+		p.query(n.Query)
+	case *DropView:
+		p.WriteString("DROP ")
+		if n.Temporary {
+			p.WriteString("TEMPORARY ")
+		}
+		p.WriteString("VIEW ")
+		p.ifExists(n.IfExists)
+		p.WriteString(n.Name.String())
 	case *CreateFunction:
 		p.createFunction(n)
 	case *DropFunction:

@@ -16,9 +16,32 @@ func (p *printer) query(q Query) {
 			p.exprList(r.Values)
 			p.WriteString(")")
 		}
+	case *With:
+		p.WriteString("WITH ")
+		for i, c := range n.CTEs {
+			if i > 0 {
+				p.WriteString(", ")
+			}
+			p.WriteString(QuoteIdent(c.Name.Name))
+			if len(c.Columns) > 0 {
+				p.WriteString(" (")
+				for j, col := range c.Columns {
+					if j > 0 {
+						p.WriteString(", ")
+					}
+					p.WriteString(QuoteIdent(col.Name))
+				}
+				p.WriteString(")")
+			}
+			p.WriteString(" AS (")
+			p.query(c.Query)
+			p.WriteString(")")
+		}
+		p.WriteString(" ")
+		p.query(n.Body)
 	case *SetOp:
 		p.setOperand(n.Left, false)
-		p.WriteString(" UNION ")
+		p.ws(" ", n.Kind.String(), " ")
 		if n.All {
 			p.WriteString("ALL ")
 		}
@@ -37,6 +60,8 @@ func (p *printer) setOperand(q Query, right bool) {
 		paren = n.OrderBy != nil || n.Limit != nil
 	case *SetOp:
 		paren = right || n.OrderBy != nil || n.Limit != nil
+	case *With:
+		paren = true
 	}
 	if paren {
 		p.WriteString("(")

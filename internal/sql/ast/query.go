@@ -49,8 +49,32 @@ type SetOpKind uint8
 
 // The set operations.
 const (
-	Union SetOpKind = iota // UNION
+	Union     SetOpKind = iota // UNION
+	Intersect                  // INTERSECT
+	Except                     // EXCEPT (MINUS)
 )
+
+// String returns the keyword of the operation.
+func (k SetOpKind) String() string { return [...]string{"UNION", "INTERSECT", "EXCEPT"}[k] }
+
+// With is WITH name [(columns)] AS (query), ... followed by the query
+// that may read the named queries (common table expressions).
+type With struct {
+	Loc
+	CTEs []*CTE
+	Body Query
+}
+
+// CTE is one named query of a WITH clause.
+type CTE struct {
+	Name *Ident
+	// Columns rename the query's columns; empty keeps them.
+	Columns []*Ident
+	Query   Query
+}
+
+// Pos returns the position of the name.
+func (c *CTE) Pos() sqlerr.Pos { return c.Name.Pos() }
 
 // SetOp is left UNION [ALL] right [ORDER BY ...] [LIMIT n].
 type SetOp struct {
@@ -216,10 +240,12 @@ type Default struct {
 func (*Select) stmtNode() {}
 func (*Values) stmtNode() {}
 func (*SetOp) stmtNode()  {}
+func (*With) stmtNode()   {}
 
 func (*Select) queryNode() {}
 func (*Values) queryNode() {}
 func (*SetOp) queryNode()  {}
+func (*With) queryNode()   {}
 
 func (*TableName) tableExprNode() {}
 func (*Subquery) tableExprNode()  {}

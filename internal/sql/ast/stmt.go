@@ -47,6 +47,7 @@ const (
 	ShowDatabases                       // SHOW DATABASES
 	ShowTables                          // SHOW TABLES
 	ShowFunctions                       // SHOW FUNCTIONS
+	ShowViews                           // SHOW VIEWS
 	ShowCurrentCatalog                  // SHOW CURRENT CATALOG
 	ShowCurrentDatabase                 // SHOW CURRENT DATABASE
 )
@@ -62,6 +63,8 @@ func (k ShowKind) String() string {
 		return "TABLES"
 	case ShowFunctions:
 		return "FUNCTIONS"
+	case ShowViews:
+		return "VIEWS"
 	case ShowCurrentCatalog:
 		return "CURRENT CATALOG"
 	case ShowCurrentDatabase:

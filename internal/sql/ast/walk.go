@@ -166,6 +166,20 @@ func walkChildren(v Visitor, node Node) {
 		walk(v, n.Qualifier)
 	case *Values:
 		walkList(v, n.Rows)
+	case *With:
+		for _, c := range n.CTEs {
+			walk(v, c.Name)
+			walkList(v, c.Columns)
+			walk(v, c.Query)
+		}
+		walk(v, n.Body)
+	case *CreateView:
+		walk(v, n.Name)
+		walkList(v, n.Columns)
+		walk(v, n.Comment)
+		walk(v, n.Query)
+	case *DropView:
+		walk(v, n.Name)
 	case *SetOp:
 		walk(v, n.Left)
 		walk(v, n.Right)

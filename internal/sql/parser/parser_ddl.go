@@ -59,7 +59,25 @@ func (p *parser) create() ast.Statement {
 		d := &ast.CreateDatabase{Loc: at(t.pos), IfNotExists: p.ifNotExists(), Name: p.databaseName()}
 		d.Comment, d.Options = p.commentWith()
 		return d
-	case k.is("VIEW"), k.is("OR"), k.is("MATERIALIZED"):
+	case k.is("VIEW"):
+		p.next()
+		v := &ast.CreateView{Loc: at(t.pos), Temporary: temp, IfNotExists: p.ifNotExists(), Name: p.tableName()}
+		if p.accept(tLParen) {
+			for {
+				v.Columns = append(v.Columns, p.ident("a column name"))
+				if !p.accept(tComma) {
+					break
+				}
+			}
+			p.want(tRParen)
+		}
+		if p.acceptKw("COMMENT") {
+			v.Comment = p.stringLit("a comment string", "")
+		}
+		p.wantKw("AS")
+		v.Query = p.query()
+		return v
+	case k.is("OR"), k.is("MATERIALIZED"):
 		p.unsupported(k.pos, "", "CREATE %s is not supported", k.val)
 	}
 	p.expect("TABLE")
@@ -88,28 +106,6 @@ func (p *parser) commentWith() (*ast.StringLit, []*ast.Option) {
 // drop parses the DROP statements.
 func (p *parser) drop() ast.Statement {
 	t := p.next()
-	if p.isKw("OR") && p.peek(1).is("REPLACE") {
-		p.next()
-		p.next()
-		k := p.tok()
-		temp := p.acceptKw("TEMPORARY")
-		if !p.isKw("TABLE") {
-			p.unsupported(k.pos, "CREATE OR REPLACE works for tables created from a query: CREATE OR REPLACE TABLE t AS SELECT ...",
-				"CREATE OR REPLACE %s is not supported", p.tok().val)
-		}
-		p.next()
-		ct := p.createTable(t, temp)
-		ct.OrReplace = true
-		if ct.IfNotExists {
-			p.failf(ct.Pos(), "use either CREATE OR REPLACE TABLE or CREATE TABLE IF NOT EXISTS",
-				"CREATE OR REPLACE TABLE cannot be combined with IF NOT EXISTS")
-		}
-		if ct.Query == nil {
-			p.failf(ct.Name.Pos(), "add the query that fills the table: CREATE OR REPLACE TABLE t AS SELECT ...",
-				"CREATE OR REPLACE TABLE needs AS SELECT: only tables created from a query can be replaced")
-		}
-		return ct
-	}
 	temp := p.acceptKw("TEMPORARY")
 	sys := temp && p.acceptKw("SYSTEM")
 	k := p.tok()
@@ -117,6 +113,9 @@ func (p *parser) drop() ast.Statement {
 	case k.is("TABLE") && !sys:
 		p.next()
 		return &ast.DropTable{Loc: at(t.pos), Temporary: temp, IfExists: p.ifExists(), Name: p.tableName()}
+	case k.is("VIEW") && !sys:
+		p.next()
+		return &ast.DropView{Loc: at(t.pos), Temporary: temp, IfExists: p.ifExists(), Name: p.tableName()}
 	case k.is("FUNCTION"):
 		p.next()
 		return &ast.DropFunction{Loc: at(t.pos), Temporary: temp, System: sys, IfExists: p.ifExists(), Name: p.functionName()}

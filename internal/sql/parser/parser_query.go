@@ -8,24 +8,46 @@ import (
 func (p *parser) query() ast.Query {
 	p.enter()
 	defer p.leave()
+	if t := p.tok(); t.is("WITH") {
+		return p.with()
+	}
 	q := p.queryTerm()
 	for {
 		t := p.tok()
-		if !p.acceptKw("UNION") {
-			break
+		var kind ast.SetOpKind
+		switch {
+		case p.acceptKw("UNION"):
+			kind = ast.Union
+		case p.acceptKw("INTERSECT"):
+			kind = ast.Intersect
+		case p.acceptKw("EXCEPT"), p.acceptKw("MINUS"):
+			kind = ast.Except
+		default:
+			goto done
 		}
-		op := &ast.SetOp{Kind: ast.Union, Left: q, OpPos: t.pos}
+		op := &ast.SetOp{Kind: kind, Left: q, OpPos: t.pos}
 		if p.acceptKw("ALL") {
 			op.All = true
 		} else {
 			p.acceptKw("DISTINCT")
 		}
+		// INTERSECT binds tighter than UNION and EXCEPT.
 		op.Right = p.queryTerm()
+		for kind != ast.Intersect && p.isKw("INTERSECT") {
+			it := p.tok()
+			p.next()
+			in := &ast.SetOp{Kind: ast.Intersect, Left: op.Right, OpPos: it.pos}
+			if p.acceptKw("ALL") {
+				in.All = true
+			} else {
+				p.acceptKw("DISTINCT")
+			}
+			in.Right = p.queryTerm()
+			op.Right = in
+		}
 		q = op
 	}
-	if t := p.tok(); t.is("INTERSECT") || t.is("EXCEPT") || t.is("MINUS") {
-		p.unsupported(t.pos, "", "%s is not supported", t.val)
-	}
+done:
 	start := p.tok()
 	var order []*ast.OrderItem
 	var limit ast.Expr
@@ -78,7 +100,7 @@ func (p *parser) queryTerm() ast.Query {
 		p.want(tRParen)
 		return q
 	case t.is("WITH"):
-		p.unsupported(t.pos, "move the named query into a subquery in FROM", "WITH (common table expressions) is not supported")
+		return p.with()
 	}
 	p.expect("SELECT")
 	p.expect("VALUES")
@@ -415,4 +437,31 @@ func (p *parser) partitionOrder(ta *ast.TableArg) {
 	} else {
 		p.expect("ORDER BY")
 	}
+}
+
+// with parses WITH name [(columns)] AS (query), ... query.
+func (p *parser) with() ast.Query {
+	w := &ast.With{Loc: at(p.next().pos)}
+	for {
+		c := &ast.CTE{Name: p.ident("a name for the query")}
+		if p.accept(tLParen) {
+			for {
+				c.Columns = append(c.Columns, p.ident("a column name"))
+				if !p.accept(tComma) {
+					break
+				}
+			}
+			p.want(tRParen)
+		}
+		p.wantKw("AS")
+		p.want(tLParen)
+		c.Query = p.query()
+		p.want(tRParen)
+		w.CTEs = append(w.CTEs, c)
+		if !p.accept(tComma) {
+			break
+		}
+	}
+	w.Body = p.query()
+	return w
 }

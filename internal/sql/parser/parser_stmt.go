@@ -128,6 +128,8 @@ func (p *parser) show() ast.Statement {
 		s.What = ast.ShowTables
 	case p.acceptKw("FUNCTIONS"):
 		s.What = ast.ShowFunctions
+	case p.acceptKw("VIEWS"):
+		s.What = ast.ShowViews
 	case p.acceptKw("CURRENT"):
 		if p.acceptKw("CATALOG") {
 			s.What = ast.ShowCurrentCatalog

@@ -38,6 +38,10 @@ type Planner struct {
 	Now func() time.Time
 
 	required ptf.ChangelogMode
+	// ctes are the named queries of the WITH clauses in scope.
+	ctes []cte
+	// viewDepth counts the views being expanded (cycle guard).
+	viewDepth int
 	// allowLimit is set while the next SELECT planned is the outermost
 	// one of a query whose rows go to the client.
 	allowLimit bool

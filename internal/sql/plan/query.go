@@ -76,6 +76,8 @@ func (p *Planner) planQuery(q ast.Query, job *jobgraph.Job) (*frag, error) {
 		return p.planValues(n, job)
 	case *ast.SetOp:
 		return p.planSetOp(n, job)
+	case *ast.With:
+		return p.planWith(n, job)
 	}
 	return nil, errAt(q.Pos(), sqlerr.Unsupported, "This query is not supported yet")
 }
@@ -91,24 +93,31 @@ func (p *Planner) planSelect(s *ast.Select, job *jobgraph.Job) (*frag, error) {
 	}
 	var f *frag
 	var err error
+	where := s.Where
 	if s.From == nil {
 		// SELECT without FROM reads one empty row.
 		f = valuesFrag(job, nil, [][]types.Value{{}})
+	} else if j, isJoin := s.From.(*ast.Join); isJoin {
+		var rest []ast.Expr
+		if f, rest, err = p.planJoin(j, job, conjuncts(s.Where)); err != nil {
+			return nil, err
+		}
+		where = andAll(rest)
 	} else if f, err = p.planFrom(s.From, job); err != nil {
 		return nil, err
 	}
 	var calc jobgraph.Calc
-	if s.Where != nil {
-		w, err := bindExpr(s.Where, f.sc)
+	if where != nil {
+		w, err := bindExpr(where, f.sc)
 		if err != nil {
 			return nil, err
 		}
 		if w.Type().ID != types.TypeBoolean && w.Type().ID != types.TypeNull {
-			return nil, errAt(s.Where.Pos(), sqlerr.TypeMismatch, "WHERE needs a BOOLEAN condition, but %s has type %s", ast.Format(s.Where), w.Type())
+			return nil, errAt(where.Pos(), sqlerr.TypeMismatch, "WHERE needs a BOOLEAN condition, but %s has type %s", ast.Format(where), w.Type())
 		}
 		if f.mode == jobgraph.Upsert {
 			if f.input < 0 {
-				return nil, errAt(s.Where.Pos(), sqlerr.Unsupported, "Filtering the upsert output of a table function is not supported yet")
+				return nil, errAt(where.Pos(), sqlerr.Unsupported, "Filtering the upsert output of a table function is not supported yet")
 			}
 			f.normalize()
 		}
@@ -251,9 +260,15 @@ func (p *Planner) project(s *ast.Select, f *frag, calc *jobgraph.Calc) error {
 func (p *Planner) planFrom(te ast.TableExpr, job *jobgraph.Job) (*frag, error) {
 	switch n := te.(type) {
 	case *ast.TableName:
+		if i, ok := p.lookupCTE(n.Name); ok {
+			return p.planCTE(i, n.Alias, job)
+		}
 		t, err := p.ResolveTable(n.Name)
 		if err != nil {
 			return nil, err
+		}
+		if t.View != "" {
+			return p.planView(t, n, job)
 		}
 		i, err := p.addInput(job, t, n.Pos())
 		if err != nil {
@@ -282,8 +297,8 @@ func (p *Planner) planFrom(te ast.TableExpr, job *jobgraph.Job) (*frag, error) {
 		}
 		return f, applyAlias(f, n.Alias)
 	case *ast.Join:
-		return nil, errAt(n.JoinPos, sqlerr.Unsupported, "Joins are not supported yet").
-			WithHint("co-partition both tables into one process table function: f(a => TABLE a PARTITION BY k, b => TABLE b PARTITION BY k)")
+		f, _, err := p.planJoin(n, job, nil)
+		return f, err
 	}
 	return nil, errAt(te.Pos(), sqlerr.Unsupported, "This FROM clause is not supported yet")
 }

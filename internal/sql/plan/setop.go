@@ -39,6 +39,9 @@ func (p *Planner) planSetOp(n *ast.SetOp, job *jobgraph.Job) (*frag, error) {
 		}
 		cols[i] = column{name: l.sc.cols[i].name, typ: t}
 	}
+	if n.Kind != ast.Union {
+		return p.planIntersectExcept(n, l, r, cols, allowLimit)
+	}
 	var edges []jobgraph.Edge
 	mode := jobgraph.Append
 	for _, side := range []*frag{l, r} {
@@ -174,4 +177,94 @@ func valuesFrag(job *jobgraph.Job, cols []column, rows [][]types.Value) *frag {
 	f := &frag{job: job, input: -1, sc: sc, mode: jobgraph.Append, timeAttrs: map[int]bool{}}
 	f.end = addNode(job, jobgraph.Node{UID: fmt.Sprintf("values/%d", len(job.Nodes)), Op: &jobgraph.Values{Rows: rows}, Out: sc.schema()})
 	return f
+}
+
+// planIntersectExcept plans INTERSECT and EXCEPT (distinct) as Flink
+// does: both sides tagged with a count column each, a union, and a
+// GroupAggregate on every column whose HAVING keeps the rows present on
+// both sides (INTERSECT) or only on the left (EXCEPT).
+func (p *Planner) planIntersectExcept(n *ast.SetOp, l, r *frag, cols []column, allowLimit bool) (*frag, error) {
+	if n.All {
+		return nil, errAt(n.OpPos, sqlerr.Unsupported, "%s ALL is not supported yet", n.Kind).
+			WithHint("use %s (without ALL) when duplicates do not matter", n.Kind)
+	}
+	if n.Limit != nil || len(n.OrderBy) > 0 {
+		return nil, errAt(n.OpPos, sqlerr.Unsupported, "ORDER BY and LIMIT on %s are not supported yet", n.Kind)
+	}
+	job := l.job
+	var edges []jobgraph.Edge
+	named := make([]column, len(cols))
+	for i, c := range cols {
+		named[i] = column{name: fmt.Sprintf("$c%d", i), typ: c.typ}
+	}
+	tagged := append(append([]column(nil), named...), column{name: "$l", typ: types.BigInt.NonNull()}, column{name: "$r", typ: types.BigInt.NonNull()})
+	for k, side := range []*frag{l, r} {
+		if side.mode == jobgraph.Upsert {
+			side.normalize()
+			if side.mode == jobgraph.Upsert {
+				return nil, errAt(n.OpPos, sqlerr.Unsupported, "%s of the upsert output of a table function is not supported yet", n.Kind)
+			}
+		}
+		if err := castFrag(side, cols, n.OpPos); err != nil {
+			return nil, err
+		}
+		var proj []expr.Expr
+		for i, c := range side.sc.cols {
+			x, err := expr.Col(i, c.name, c.typ)
+			if err != nil {
+				return nil, err
+			}
+			proj = append(proj, x)
+		}
+		for _, tag := range []int64{int64(1 - k), int64(k)} {
+			x, err := expr.Lit(types.NewInt(tag), types.BigInt.NonNull())
+			if err != nil {
+				return nil, err
+			}
+			proj = append(proj, x)
+		}
+		side.sc = &scope{cols: tagged}
+		side.addCalc(jobgraph.Calc{Project: proj})
+		edges = append(edges, jobgraph.Edge{From: side.end})
+	}
+	sc := &scope{cols: tagged}
+	f := &frag{job: job, input: -1, sc: sc, mode: jobgraph.Retract, timeAttrs: map[int]bool{}}
+	f.end = addNode(job, jobgraph.Node{UID: fmt.Sprintf("union/%d", len(job.Nodes)), Inputs: edges, Op: &jobgraph.Union{}, Out: sc.schema()})
+	ref := func(name string) *ast.ColumnRef { return &ast.ColumnRef{Parts: []*ast.Ident{{Name: name}}} }
+	sum := func(name string) ast.Expr {
+		return &ast.FuncCall{Name: &ast.ObjectName{Parts: []*ast.Ident{{Name: "SUM"}}}, Args: []ast.Expr{ref(name)}}
+	}
+	zero := &ast.NumericLit{Text: "0"}
+	rightOp := ast.OpGt
+	if n.Kind == ast.Except {
+		rightOp = ast.OpEq
+	}
+	sel := &ast.Select{
+		Having: &ast.Binary{Op: ast.OpAnd,
+			X: &ast.Binary{Op: ast.OpGt, X: sum("$l"), Y: zero},
+			Y: &ast.Binary{Op: rightOp, X: sum("$r"), Y: zero}},
+	}
+	for _, c := range named {
+		sel.GroupBy = append(sel.GroupBy, ref(c.name))
+		sel.Items = append(sel.Items, &ast.SelectItem{Expr: ref(c.name)})
+	}
+	if err := p.planAggregate(sel, f, false); err != nil {
+		return nil, err
+	}
+	h, err := bindExpr(sel.Having, f.sc)
+	if err != nil {
+		return nil, err
+	}
+	var proj []expr.Expr
+	for i, c := range cols {
+		x, err := expr.Col(i, c.name, c.typ)
+		if err != nil {
+			return nil, err
+		}
+		proj = append(proj, x)
+	}
+	f.sc = &scope{cols: cols}
+	f.key = nil
+	f.addCalc(jobgraph.Calc{Filter: h, Project: proj})
+	return f, nil
 }
