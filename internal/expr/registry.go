@@ -167,19 +167,19 @@ func withSignatures(err error, d *funcDef) error {
 type argKind uint8
 
 const (
-	aAny     argKind = iota
-	aStr             // CHAR, VARCHAR
-	aInt             // TINYINT .. BIGINT
-	aNum             // any numeric
-	aBool            // BOOLEAN
-	aBin             // BINARY, VARBINARY
-	aStrBin          // string or binary
-	aTs              // TIMESTAMP, TIMESTAMP_LTZ
-	aDateTs          // DATE, TIMESTAMP, TIMESTAMP_LTZ
-	aTemporal        // DATE, TIME, TIMESTAMP, TIMESTAMP_LTZ
-	aArray           // ARRAY
-	aMap             // MAP
-	aNumStr          // numeric or string
+	aAny      argKind = iota
+	aStr              // CHAR, VARCHAR
+	aInt              // TINYINT .. BIGINT
+	aNum              // any numeric
+	aBool             // BOOLEAN
+	aBin              // BINARY, VARBINARY
+	aStrBin           // string or binary
+	aTs               // TIMESTAMP, TIMESTAMP_LTZ
+	aDateTs           // DATE, TIMESTAMP, TIMESTAMP_LTZ
+	aTemporal         // DATE, TIME, TIMESTAMP, TIMESTAMP_LTZ
+	aArray            // ARRAY
+	aMap              // MAP
+	aNumStr           // numeric or string
 )
 
 func (k argKind) accepts(t types.Type) bool {
