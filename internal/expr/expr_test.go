@@ -127,6 +127,9 @@ func checkResult(v types.Value, t types.Type) string {
 
 func errString(err error) string {
 	if e, ok := sqlerr.As(err); ok {
+		if e.Hint != "" {
+			return fmt.Sprintf("error (%s): %s (hint: %s)", e.Code, e.Message, e.Hint)
+		}
 		return fmt.Sprintf("error (%s): %s", e.Code, e.Message)
 	}
 	return "error: " + err.Error()
@@ -350,8 +353,11 @@ func (env *testEnv) build(n sexpr) (Expr, error) {
 		head == "like" || head == "not-like"):
 		return Binary(op, args[0], args[1])
 	}
-	return Call(head, args...)
+	return CallEnv(testClock, head, args...)
 }
+
+// testClock is the statement clock of the tests: 2024-05-06 07:08:09.123456789 UTC.
+var testClock = Env{Now: func() int64 { return 1714979289123456789 }}
 
 // constructed builds an ARRAY or ROW literal from constant arguments.
 func constructed(kind string, args []Expr) (Expr, error) {
