@@ -157,7 +157,7 @@ func withSignatures(err error, d *funcDef) error {
 	if !ok || se.Hint != "" || (se.Code != sqlerr.TypeMismatch && se.Code != sqlerr.InvalidFunction) {
 		return err
 	}
-	return se.WithHint("%s takes %s", d.info.Name, strings.Join(d.info.Signatures, " or "))
+	return se.WithHint("accepted signatures: %s", strings.Join(d.info.Signatures, "; "))
 }
 
 // ---------------------------------------------------------------------------

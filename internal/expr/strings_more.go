@@ -326,7 +326,7 @@ func newLocate(c *call, needle, hay, from int, position bool) (Expr, error) {
 	e := c.strictFn(types.Int, true, func(a [maxFixedArgs]types.Value) (types.Value, error) {
 		n, h := a[needle].Str(), a[hay].Str()
 		off := 0
-		if from >= 0 {
+		if from >= 0 && from < len(c.args) {
 			p := a[from].Int()
 			if p < 1 {
 				return types.NewInt(0), nil

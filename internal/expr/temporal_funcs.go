@@ -279,7 +279,7 @@ func newDateFormat(c *call) (Expr, error) {
 	if err != nil {
 		return nil, err
 	}
-	return c.strictFn(types.String, true, func(a [maxFixedArgs]types.Value) (types.Value, error) {
+	return c.strictFn(types.String, !t.IsString(), func(a [maxFixedArgs]types.Value) (types.Value, error) {
 		p, err := pat(a)
 		if err != nil {
 			return types.Null, err
@@ -614,18 +614,7 @@ func newTimestampDiff(c *call) (Expr, error) {
 		if months == 0 {
 			return types.NewInt(wrapInt((t2-t1)/nanos, types.TypeInt)), nil
 		}
-		// Whole months from t1 to t2, counting a month only once the day
-		// and time of day are reached.
-		y1, m1, _ := civilFromDays(floorDiv(t1, nanosPerDay))
-		y2, m2, _ := civilFromDays(floorDiv(t2, nanosPerDay))
-		diff := (y2*12 + m2) - (y1*12 + m1)
-		if back, ok := addMonthsNanos(t2, -diff); ok {
-			if diff > 0 && back < t1 {
-				diff--
-			} else if diff < 0 && back > t1 {
-				diff++
-			}
-		}
+		diff := subtractMonths(t2, t1)
 		return types.NewInt(wrapInt(diff/months, types.TypeInt)), nil
 	})
 	e.render = func() string { return c.name + "(" + unit + ", " + joinExprs(args[1:]) + ")" }
@@ -720,4 +709,30 @@ func ceilStep(f int64, unit string) int64 {
 	years := map[string]int64{"DECADE": 10, "CENTURY": 100, "MILLENNIUM": 1000}[unit]
 	r, _ := addMonthsNanos(f, years*12)
 	return r
+}
+
+// subtractMonths is Calcite's DateTimeUtils.subtractMonths(t0, t1), which
+// Flink's TIMESTAMPDIFF uses: whole months from t1 to t0, where a month
+// added to the 31st that lands on a shorter month's last day counts.
+func subtractMonths(t0, t1 int64) int64 {
+	ms0, ms1 := floorMod(t0, nanosPerDay), floorMod(t1, nanosPerDay)
+	d0, d1 := floorDiv(t0, nanosPerDay), floorDiv(t1, nanosPerDay)
+	x := subtractMonthsDays(d0, d1)
+	if addMonthsDays(d1, x) == d0 && ms0 < ms1 {
+		x--
+	}
+	return x
+}
+
+func subtractMonthsDays(d0, d1 int64) int64 {
+	if d0 < d1 {
+		return -subtractMonthsDays(d1, d0)
+	}
+	m := (d0 - d1) / 31
+	for {
+		if addMonthsDays(d1, m) >= d0 || addMonthsDays(d1, m+1) > d0 {
+			return m
+		}
+		m++
+	}
 }
