@@ -176,9 +176,9 @@ func newArrayAdd(c *call, prepend bool) (Expr, error) {
 		return nil, err
 	}
 	et = withNull(et, et.NotNull && c.args[1].Type().NotNull)
-	conv := castFunc(withNull(c.args[1].Type(), false), et)
+	conv := convOrSame(castFunc(withNull(c.args[1].Type(), false), et))
 	at := withNull(types.ArrayOf(et), c.args[0].Type().NotNull)
-	arrConv := castFunc(c.args[0].Type(), at)
+	arrConv := convOrSame(castFunc(c.args[0].Type(), at))
 	return c.lenientFn(at, func(a [maxFixedArgs]types.Value) (types.Value, error) {
 		if a[0].IsNull() {
 			return types.Null, nil
@@ -519,4 +519,12 @@ func Subscript(x, index Expr) (Expr, error) {
 		return e, nil
 	}
 	return nil, typeErrorf("cannot subscript a value of type %s", typeString(t))
+}
+
+// convOrSame returns f, or the identity when no conversion is needed.
+func convOrSame(f convFunc) convFunc {
+	if f == nil {
+		return func(v types.Value) (types.Value, error) { return v, nil }
+	}
+	return f
 }

@@ -339,6 +339,15 @@ func (env *testEnv) build(n sexpr) (Expr, error) {
 		return In(args[0], args[1:], head == "not-in")
 	case "distinct":
 		return Binary("IS DISTINCT FROM", args[0], args[1])
+	case "item":
+		return Subscript(args[0], args[1])
+	case "isjson":
+		kind := "VALUE"
+		if len(args) == 2 {
+			v, _ := args[1].Eval(nil)
+			kind = v.Str()
+		}
+		return IsJSON(args[0], kind, false)
 	case "not-distinct":
 		return Binary("is not distinct from", args[0], args[1])
 	}

@@ -205,6 +205,9 @@ func JSONValue(j, path Expr, opts *JSONValueOptions) (Expr, error) {
 		rt = opts.Returning.Nullable()
 	}
 	conv := castFunc(types.String, rt)
+	if conv == nil {
+		conv = func(v types.Value) (types.Value, error) { return v, nil }
+	}
 	var onEmpty, onError Expr
 	for _, d := range []struct {
 		in  Expr
