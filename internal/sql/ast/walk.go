@@ -73,7 +73,7 @@ func walkChildren(v Visitor, node Node) {
 	switch n := node.(type) {
 	// Names and leaves.
 	case *Ident, *StringLit, *TypeName, *NumericLit, *BoolLit, *NullLit,
-		*TypedLit, *IntervalLit, *Default, *Show:
+		*TypedLit, *IntervalLit, *Default, *Show, *TimeUnitArg:
 	case *ObjectName:
 		walkList(v, n.Parts)
 	case *Option:
@@ -237,6 +237,14 @@ func walkChildren(v Visitor, node Node) {
 		walkList(v, n.Args)
 	case *Extract:
 		walk(v, n.X)
+	case *JSONCall:
+		walkList(v, n.Args)
+		walk(v, n.Returning)
+		for _, on := range []*JSONOn{n.OnEmpty, n.OnError} {
+			if on != nil && on.Default != nil {
+				walk(v, on.Default)
+			}
+		}
 	case *RowExpr:
 		walkList(v, n.Values)
 	case *ArrayExpr:
