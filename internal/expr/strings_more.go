@@ -201,9 +201,13 @@ func init() {
 			"The part string2 (HOST, PATH, QUERY, REF, PROTOCOL, AUTHORITY, FILE, USERINFO) of the URL string1; with QUERY and string3, that query parameter.",
 			newParseURL),
 		fdef("IS_ALPHA", 1, 1, "IS_ALPHA(string) -> BOOLEAN", "Whether all characters are letters (FALSE for '' and NULL).",
-			strTest(func(s string) bool { return s != "" && strings.IndexFunc(s, func(r rune) bool { return !unicode.IsLetter(r) }) < 0 })),
+			strTest(func(s string) bool {
+				return s != "" && strings.IndexFunc(s, func(r rune) bool { return !unicode.IsLetter(r) }) < 0
+			})),
 		fdef("IS_DIGIT", 1, 1, "IS_DIGIT(string) -> BOOLEAN", "Whether all characters are digits (FALSE for '' and NULL).",
-			strTest(func(s string) bool { return s != "" && strings.IndexFunc(s, func(r rune) bool { return !unicode.IsDigit(r) }) < 0 })),
+			strTest(func(s string) bool {
+				return s != "" && strings.IndexFunc(s, func(r rune) bool { return !unicode.IsDigit(r) }) < 0
+			})),
 		fdef("IS_DECIMAL", 1, 1, "IS_DECIMAL(string) -> BOOLEAN", "Whether string is a decimal number (FALSE for NULL).",
 			strTest(func(s string) bool {
 				_, err := strconv.ParseFloat(s, 64)

@@ -116,22 +116,22 @@ type BinaryOp uint8
 
 // The infix operators. != is parsed as OpNe.
 const (
-	OpOr     BinaryOp = iota // OR
-	OpAnd                    // AND
-	OpEq                     // =
-	OpNe                     // <>
-	OpLt                     // <
-	OpLe                     // <=
-	OpGt                     // >
-	OpGe                     // >=
-	OpConcat                 // ||
-	OpAdd                    // +
-	OpSub                    // -
-	OpMul                    // *
-	OpDiv                    // /
-	OpMod                    // %
-	OpIsDistinct             // IS DISTINCT FROM
-	OpIsNotDistinct          // IS NOT DISTINCT FROM
+	OpOr            BinaryOp = iota // OR
+	OpAnd                           // AND
+	OpEq                            // =
+	OpNe                            // <>
+	OpLt                            // <
+	OpLe                            // <=
+	OpGt                            // >
+	OpGe                            // >=
+	OpConcat                        // ||
+	OpAdd                           // +
+	OpSub                           // -
+	OpMul                           // *
+	OpDiv                           // /
+	OpMod                           // %
+	OpIsDistinct                    // IS DISTINCT FROM
+	OpIsNotDistinct                 // IS NOT DISTINCT FROM
 )
 
 var binaryOpText = [...]string{"OR", "AND", "=", "<>", "<", "<=", ">", ">=", "||", "+", "-", "*", "/", "%",
@@ -163,14 +163,14 @@ type IsKind uint8
 
 // The IS predicates.
 const (
-	IsNull    IsKind = iota // IS NULL
-	IsTrue                  // IS TRUE
-	IsFalse                 // IS FALSE
-	IsUnknown               // IS UNKNOWN
-	IsJSON                  // IS JSON (VALUE)
-	IsJSONScalar            // IS JSON SCALAR
-	IsJSONArray             // IS JSON ARRAY
-	IsJSONObject            // IS JSON OBJECT
+	IsNull       IsKind = iota // IS NULL
+	IsTrue                     // IS TRUE
+	IsFalse                    // IS FALSE
+	IsUnknown                  // IS UNKNOWN
+	IsJSON                     // IS JSON (VALUE)
+	IsJSONScalar               // IS JSON SCALAR
+	IsJSONArray                // IS JSON ARRAY
+	IsJSONObject               // IS JSON OBJECT
 )
 
 // String returns the SQL text after IS [NOT].
