@@ -49,6 +49,7 @@ const (
 	ShowFunctions                       // SHOW FUNCTIONS
 	ShowCurrentCatalog                  // SHOW CURRENT CATALOG
 	ShowCurrentDatabase                 // SHOW CURRENT DATABASE
+	ShowUserFunctions                   // SHOW USER FUNCTIONS
 )
 
 // String returns the SQL text after SHOW, e.g. "CURRENT CATALOG".
@@ -66,6 +67,8 @@ func (k ShowKind) String() string {
 		return "CURRENT CATALOG"
 	case ShowCurrentDatabase:
 		return "CURRENT DATABASE"
+	case ShowUserFunctions:
+		return "USER FUNCTIONS"
 	}
 	return "?"
 }
@@ -81,6 +84,13 @@ type Show struct {
 type ShowCreateTable struct {
 	Loc
 	Name *ObjectName
+}
+
+// DescribeFunction is DESCRIBE FUNCTION [EXTENDED] name.
+type DescribeFunction struct {
+	Loc
+	Extended bool
+	Name     *ObjectName
 }
 
 // Describe is DESCRIBE name or DESC name.
@@ -113,5 +123,6 @@ func (*UseDatabase) stmtNode()     {}
 func (*Show) stmtNode()            {}
 func (*ShowCreateTable) stmtNode() {}
 func (*Describe) stmtNode()        {}
+func (*DescribeFunction) stmtNode() {}
 func (*Explain) stmtNode()         {}
 func (*AddJar) stmtNode()          {}

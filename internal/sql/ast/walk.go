@@ -145,6 +145,8 @@ func walkChildren(v Visitor, node Node) {
 		walk(v, n.Name)
 	case *Describe:
 		walk(v, n.Name)
+	case *DescribeFunction:
+		walk(v, n.Name)
 	case *Explain:
 		walk(v, n.Statement)
 	case *AddJar:

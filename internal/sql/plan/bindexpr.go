@@ -3,6 +3,7 @@ package plan
 import (
 	"errors"
 	"strings"
+	"time"
 
 	"github.com/eddy-sql/eddy/internal/expr"
 	"github.com/eddy-sql/eddy/internal/sql/ast"
@@ -33,6 +34,25 @@ var binaryOps = map[ast.BinaryOp]string{
 	ast.OpOr: "OR", ast.OpAnd: "AND", ast.OpEq: "=", ast.OpNe: "<>", ast.OpLt: "<", ast.OpLe: "<=",
 	ast.OpGt: ">", ast.OpGe: ">=", ast.OpConcat: "||", ast.OpAdd: "+", ast.OpSub: "-",
 	ast.OpMul: "*", ast.OpDiv: "/", ast.OpMod: "%",
+	ast.OpIsDistinct: "IS DISTINCT FROM", ast.OpIsNotDistinct: "IS NOT DISTINCT FROM",
+}
+
+// isJSONKinds maps the IS JSON predicates to their JSON kind.
+var isJSONKinds = map[ast.IsKind]string{
+	ast.IsJSON: "VALUE", ast.IsJSONScalar: "SCALAR", ast.IsJSONArray: "ARRAY", ast.IsJSONObject: "OBJECT",
+}
+
+// defaultExprEnv is the statement environment of function calls when the
+// planner set none on the scope: the current-time functions then read the
+// system clock once per evaluation, which is Flink's streaming behaviour.
+// A planner injects its clock by setting scope.env.
+var defaultExprEnv = expr.Env{Now: func() int64 { return time.Now().UnixNano() }}
+
+func (s *scope) exprEnv() expr.Env {
+	if s.env.Now == nil {
+		return defaultExprEnv
+	}
+	return s.env
 }
 
 // bindExpr type-checks an AST expression against sc.
@@ -109,6 +129,10 @@ func bindExpr(e ast.Expr, sc *scope) (expr.Expr, error) {
 		x, err := bindExpr(n.X, sc)
 		if err != nil {
 			return nil, err
+		}
+		if kind, ok := isJSONKinds[n.What]; ok {
+			r, err := expr.IsJSON(x, kind, n.Not)
+			return r, positioned(err, n.IsPos, sqlerr.TypeMismatch)
 		}
 		op := "IS "
 		if n.Not {
@@ -194,11 +218,39 @@ func bindExpr(e ast.Expr, sc *scope) (expr.Expr, error) {
 			return nil, err
 		}
 		name := strings.ToUpper(n.Name.Last().Name)
-		r, err := expr.Call(name, args...)
+		r, err := expr.CallEnv(sc.exprEnv(), name, args...)
 		if err != nil {
 			return nil, positioned(err, n.Pos(), sqlerr.UnknownFunction)
 		}
 		return r, nil
+	case *ast.TimeUnitArg:
+		v, t := expr.StringLiteral(string(n.Unit))
+		return lit(v, t, n.Pos())
+	case *ast.Extract:
+		x, err := bindExpr(n.X, sc)
+		if err != nil {
+			return nil, err
+		}
+		v, t := expr.StringLiteral(string(n.Unit))
+		u, err := lit(v, t, n.Pos())
+		if err != nil {
+			return nil, err
+		}
+		r, err := expr.Call("EXTRACT", u, x)
+		return r, positioned(err, n.Pos(), sqlerr.TypeMismatch)
+	case *ast.Subscript:
+		x, err := bindExpr(n.X, sc)
+		if err != nil {
+			return nil, err
+		}
+		i, err := bindExpr(n.Index, sc)
+		if err != nil {
+			return nil, err
+		}
+		r, err := expr.Subscript(x, i)
+		return r, positioned(err, n.Lbrack, sqlerr.TypeMismatch)
+	case *ast.JSONCall:
+		return bindJSONCall(n, sc)
 	case *ast.RowExpr:
 		fields, err := bindList(n.Values, sc)
 		if err != nil {
@@ -267,4 +319,42 @@ func castTo(e expr.Expr, t types.Type, pos sqlerr.Pos, what string) (expr.Expr, 
 	}
 	r, err := expr.Cast(e, t, false)
 	return r, positioned(err, pos, sqlerr.TypeMismatch)
+}
+
+// bindJSONCall binds JSON_VALUE, JSON_OBJECT and JSON_ARRAY with their
+// clauses.
+func bindJSONCall(n *ast.JSONCall, sc *scope) (expr.Expr, error) {
+	args, err := bindList(n.Args, sc)
+	if err != nil {
+		return nil, err
+	}
+	var r expr.Expr
+	switch n.Func {
+	case "JSON_OBJECT":
+		r, err = expr.JSONObject(args, n.OnNull == "ABSENT")
+	case "JSON_ARRAY":
+		r, err = expr.JSONArray(args, n.OnNull != "NULL")
+	default:
+		opts := &expr.JSONValueOptions{}
+		if n.Returning != nil {
+			t := n.Returning.Type
+			opts.Returning = &t
+		}
+		for _, on := range []struct {
+			in  *ast.JSONOn
+			out *expr.JSONOnClause
+		}{{n.OnEmpty, &opts.OnEmpty}, {n.OnError, &opts.OnError}} {
+			if on.in == nil {
+				continue
+			}
+			on.out.Error = on.in.Kind == "ERROR"
+			if on.in.Default != nil {
+				if on.out.Default, err = bindExpr(on.in.Default, sc); err != nil {
+					return nil, err
+				}
+			}
+		}
+		r, err = expr.JSONValue(args[0], args[1], opts)
+	}
+	return r, positioned(err, n.Pos(), sqlerr.TypeMismatch)
 }

@@ -3,6 +3,7 @@ package plan
 import (
 	"strings"
 
+	"github.com/eddy-sql/eddy/internal/expr"
 	"github.com/eddy-sql/eddy/internal/sql/ast"
 	"github.com/eddy-sql/eddy/internal/sqlerr"
 	"github.com/eddy-sql/eddy/types"
@@ -18,6 +19,9 @@ type column struct {
 // scope is the list of columns of the current relation, by position.
 type scope struct {
 	cols []column
+	// env is what function calls need from the statement (the clock of
+	// CURRENT_TIMESTAMP, ...); zero uses defaultExprEnv.
+	env expr.Env
 }
 
 func scopeOf(s *types.Schema, qualifier string) *scope {
