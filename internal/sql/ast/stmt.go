@@ -115,14 +115,14 @@ type AddJar struct {
 	Path *StringLit
 }
 
-func (*Insert) stmtNode()          {}
-func (*Set) stmtNode()             {}
-func (*Reset) stmtNode()           {}
-func (*UseCatalog) stmtNode()      {}
-func (*UseDatabase) stmtNode()     {}
-func (*Show) stmtNode()            {}
-func (*ShowCreateTable) stmtNode() {}
-func (*Describe) stmtNode()        {}
+func (*Insert) stmtNode()           {}
+func (*Set) stmtNode()              {}
+func (*Reset) stmtNode()            {}
+func (*UseCatalog) stmtNode()       {}
+func (*UseDatabase) stmtNode()      {}
+func (*Show) stmtNode()             {}
+func (*ShowCreateTable) stmtNode()  {}
+func (*Describe) stmtNode()         {}
 func (*DescribeFunction) stmtNode() {}
-func (*Explain) stmtNode()         {}
-func (*AddJar) stmtNode()          {}
+func (*Explain) stmtNode()          {}
+func (*AddJar) stmtNode()           {}
