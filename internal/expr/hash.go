@@ -172,6 +172,18 @@ func newExtreme(c *call, sign int) (Expr, error) {
 		args[i] = coerce(a, withNull(t, a.Type().NotNull))
 	}
 	c.args = args
+	if n := len(args); n <= maxFixedArgs {
+		// Up to four arguments evaluate without allocating.
+		return c.strictFn(t, true, func(a [maxFixedArgs]types.Value) (types.Value, error) {
+			best := a[0]
+			for _, v := range a[1:n] {
+				if cmp(v, best)*sign > 0 {
+					best = v
+				}
+			}
+			return best, nil
+		}), nil
+	}
 	return c.varFn(withNull(t, c.allNotNull()), false, func(a []types.Value) (types.Value, error) {
 		best := a[0]
 		for _, v := range a[1:] {
