@@ -32,6 +32,19 @@ func init() {
 		fdef("JSON_ARRAY", 0, -1, "JSON_ARRAY([value]* [{NULL | ABSENT} ON NULL]) -> STRING",
 			"A JSON array of the values; NULL values are left out. Nested JSON_OBJECT and JSON_ARRAY calls are embedded as JSON.",
 			newJSONArray),
+		fdef("JSON", 1, 1, "JSON(value) -> STRING",
+			"The string value as raw JSON: inside JSON_OBJECT or JSON_ARRAY it is embedded as JSON rather than as a string; an error when it is not valid JSON.",
+			func(c *call) (Expr, error) {
+				if err := c.want(aStr); err != nil {
+					return nil, err
+				}
+				return jsonCtor{c.varFn(withNull(types.String, c.args[0].Type().NotNull), false, func(a []types.Value) (types.Value, error) {
+					if _, ok := decodeJSON(a[0].Str()); !ok {
+						return types.Null, runtimeErrorf("JSON: '%s' is not valid JSON", a[0].Str())
+					}
+					return a[0], nil
+				})}, nil
+			}),
 		fdef("JSON_QUOTE", 1, 1, "JSON_QUOTE(string) -> STRING", "string as a quoted JSON string literal.",
 			str1(func(s string) string { return string(jsonQuote(nil, s)) })),
 		fdef("JSON_UNQUOTE", 1, 1, "JSON_UNQUOTE(string) -> STRING", "The value of a JSON string literal; other input unchanged.",

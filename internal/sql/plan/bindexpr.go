@@ -167,6 +167,13 @@ func bindExpr(e ast.Expr, sc *scope) (expr.Expr, error) {
 		if err != nil {
 			return nil, err
 		}
+		if n.Escape != nil {
+			// The matcher has '\' built in as the escape character.
+			if e, ok := n.Escape.(*ast.StringLit); !ok || e.Value != `\` {
+				return nil, errAt(n.Escape.Pos(), sqlerr.Unsupported, "ESCAPE %s is not supported", ast.Format(n.Escape)).
+					WithHint("only ESCAPE '\\' is supported; write the escape character as \\ in the pattern")
+			}
+		}
 		op := "LIKE"
 		if n.Not {
 			op = "NOT LIKE"
