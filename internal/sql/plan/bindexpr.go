@@ -42,15 +42,15 @@ var isJSONKinds = map[ast.IsKind]string{
 	ast.IsJSON: "VALUE", ast.IsJSONScalar: "SCALAR", ast.IsJSONArray: "ARRAY", ast.IsJSONObject: "OBJECT",
 }
 
-// defaultExprEnv is the statement environment of function calls when the
-// planner set none on the scope: the current-time functions then read the
-// system clock once per evaluation, which is Flink's streaming behaviour.
-// A planner injects its clock by setting scope.env.
-var defaultExprEnv = expr.Env{Now: func() int64 { return time.Now().UnixNano() }}
-
+// exprEnv returns what function calls need from the statement. A planner
+// injects its clock by setting scope.env (for Flink's streaming semantics,
+// a clock read per row). Without one, the current-time functions see the
+// time the scope first bound one, which is the statement's planning time
+// (Flink's batch semantics); evaluation never reads the system clock.
 func (s *scope) exprEnv() expr.Env {
 	if s.env.Now == nil {
-		return defaultExprEnv
+		start := time.Now().UnixNano()
+		s.env.Now = func() int64 { return start }
 	}
 	return s.env
 }
