@@ -1,22 +1,74 @@
 package expr
 
 import (
+	"fmt"
 	"os"
 	"strings"
 	"testing"
 )
 
-// TestFunctionsDoc checks that docs/functions.md lists every registered
-// function in a table row of its own.
+const functionsDoc = "../../docs/functions.md"
+
+// functionTables renders the registry as the markdown tables of
+// docs/functions.md, one per family.
+func functionTables() string {
+	var b strings.Builder
+	family := ""
+	for _, f := range functionsByFamily() {
+		if f.Family != family {
+			family = f.Family
+			fmt.Fprintf(&b, "\n### %s\n\n| Function | Signature | Description |\n|---|---|---|\n", family)
+		}
+		sigs := "`" + strings.Join(f.Signatures, "` <br> `") + "`"
+		fmt.Fprintf(&b, "| `%s` | %s | %s |\n", f.Name, strings.ReplaceAll(sigs, "|", `\|`),
+			strings.ReplaceAll(f.Description, "|", `\|`))
+	}
+	return b.String()
+}
+
+// functionsByFamily sorts the functions by family, then name.
+func functionsByFamily() []FuncInfo {
+	fs := Functions()
+	byFam := map[string][]FuncInfo{}
+	var fams []string
+	for _, f := range fs {
+		if byFam[f.Family] == nil {
+			fams = append(fams, f.Family)
+		}
+		byFam[f.Family] = append(byFam[f.Family], f)
+	}
+	var out []FuncInfo
+	for _, fam := range fams {
+		out = append(out, byFam[fam]...)
+	}
+	return out
+}
+
+// TestFunctionsDoc checks that the generated tables of docs/functions.md
+// match the registry; EDDY_REWRITE_DOCS=1 rewrites them.
 func TestFunctionsDoc(t *testing.T) {
-	doc, err := os.ReadFile("../../docs/functions.md")
+	raw, err := os.ReadFile(functionsDoc)
 	if err != nil {
 		t.Fatal(err)
 	}
-	for _, f := range Functions() {
-		if !strings.Contains(string(doc), "| `"+f.Name+"` |") {
-			t.Errorf("docs/functions.md does not list %s", f.Name)
+	doc := string(raw)
+	const begin, end = "<!-- BEGIN GENERATED -->", "<!-- END GENERATED -->"
+	i, j := strings.Index(doc, begin), strings.Index(doc, end)
+	if i < 0 || j < i {
+		t.Fatalf("%s has no generated section", functionsDoc)
+	}
+	want := functionTables() + "\n"
+	if got := doc[i+len(begin) : j]; got != want {
+		if os.Getenv("EDDY_REWRITE_DOCS") != "" {
+			doc = doc[:i+len(begin)] + want + doc[j:]
+			if err := os.WriteFile(functionsDoc, []byte(doc), 0o644); err != nil {
+				t.Fatal(err)
+			}
+			return
 		}
+		t.Errorf("the function tables of %s are stale; run EDDY_REWRITE_DOCS=1 go test ./internal/expr -run TestFunctionsDoc", functionsDoc)
+	}
+	for _, f := range Functions() {
 		if f.Description == "" || len(f.Signatures) == 0 || f.Family == "" {
 			t.Errorf("%s has no description, signature or family", f.Name)
 		}

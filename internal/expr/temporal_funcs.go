@@ -47,8 +47,8 @@ func init() {
 			"string1 parsed in the pattern string2 (default 'yyyy-MM-dd HH:mm:ss'); NULL when it does not parse.", newToTimestamp(types.Timestamp(3))),
 		fdef("TO_DATE", 1, 2, "TO_DATE(string1 [, string2]) -> DATE",
 			"string1 parsed in the pattern string2 (default 'yyyy-MM-dd'); NULL when it does not parse.", newToTimestamp(types.Date)),
-		fdef("TO_TIMESTAMP_LTZ", 1, 3, "TO_TIMESTAMP_LTZ(numeric [, precision]) -> TIMESTAMP_LTZ(3); TO_TIMESTAMP_LTZ(string1 [, string2 [, string3]]) -> TIMESTAMP_LTZ(3)",
-			"An epoch number in units of 10^-precision seconds (precision 0 or 3, default 3), or string1 parsed in pattern string2 in time zone string3 (default 'UTC').",
+		fdef("TO_TIMESTAMP_LTZ", 1, 3, "TO_TIMESTAMP_LTZ(numeric [, precision]) -> TIMESTAMP_LTZ(3 | 6 | 9); TO_TIMESTAMP_LTZ(string1 [, string2 [, string3]]) -> TIMESTAMP_LTZ(3)",
+			"An epoch number in units of 10^-precision seconds (precision 0, 3, 6 or 9; default 3), or string1 parsed in pattern string2 in time zone string3 (default 'UTC').",
 			newToTimestampLTZ),
 		fdef("FROM_UNIXTIME", 1, 2, "FROM_UNIXTIME(numeric [, string]) -> STRING",
 			"Epoch seconds rendered in the pattern (default 'yyyy-MM-dd HH:mm:ss') in the session time zone (UTC).", newFromUnixtime),
@@ -344,38 +344,42 @@ func newToTimestampLTZ(c *call) (Expr, error) {
 		if len(c.args) > 2 {
 			return nil, argTypeError(c.name, c.args)
 		}
-		return c.strictFn(types.TimestampLTZ(3), true, func(a [maxFixedArgs]types.Value) (types.Value, error) {
+		// The precision is the unit of the number: 10^-p seconds. A
+		// literal 6 or 9 gives TIMESTAMP_LTZ(6) / (9), as in Flink.
+		rt := types.TimestampLTZ(3)
+		if v, ok := c.literal(1); ok && !v.IsNull() && (v.Int() == 6 || v.Int() == 9) {
+			rt = types.TimestampLTZ(int(v.Int()))
+		}
+		return c.strictFn(rt, true, func(a [maxFixedArgs]types.Value) (types.Value, error) {
 			p := int64(3)
 			if len(c.args) == 2 {
 				p = a[1].Int()
 			}
-			var ns float64
+			var unit int64
 			switch p {
 			case 0:
-				ns = a[0].Float() * 1e9
+				unit = 1e9
 			case 3:
-				ns = a[0].Float() * 1e6
+				unit = 1e6
+			case 6:
+				unit = 1e3
+			case 9:
+				unit = 1
 			default:
-				return types.Null, runtimeErrorf("TO_TIMESTAMP_LTZ: unsupported precision %d, use 0 (seconds) or 3 (milliseconds)", p)
+				return types.Null, runtimeErrorf("TO_TIMESTAMP_LTZ: precision must be 0, 3, 6 or 9, got %d", p)
 			}
 			if a[0].Kind() == types.KindInt {
 				n := a[0].Int()
-				lim := int64(1<<63-1) / 1e9
-				if p == 3 {
-					lim = int64(1<<63-1) / 1e6
-				}
-				if n > lim || n < -lim {
+				if lim := int64(1<<63-1) / unit; n > lim || n < -lim {
 					return types.Null, errTimestampRange()
 				}
-				if p == 0 {
-					return types.NewTimestamp(n * 1e9), nil
-				}
-				return types.NewTimestamp(n * 1e6), nil
+				return types.NewTimestamp(truncateNanos(n*unit, rt.Precision)), nil
 			}
+			ns := a[0].Float() * float64(unit)
 			if ns >= 9.2e18 || ns <= -9.2e18 || ns != ns {
 				return types.Null, errTimestampRange()
 			}
-			return types.NewTimestamp(truncateNanos(int64(ns), 3)), nil
+			return types.NewTimestamp(truncateNanos(int64(ns), rt.Precision)), nil
 		}), nil
 	}
 	if err := c.want(aStr); err != nil {
