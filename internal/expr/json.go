@@ -3,6 +3,8 @@ package expr
 import (
 	"bytes"
 	"encoding/json"
+	"errors"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -11,7 +13,7 @@ import (
 
 // JSON functions. Paths are SQL/JSON paths in lax (default) or strict
 // mode over member accessors (.key, ."key", ['key']) and array indexes
-// ([0]); wildcards and filters are not supported. The defaults are
+// ([0]) and [*]; member wildcards (.*) and filters are not supported. The defaults are
 // Flink's: NULL ON EMPTY and NULL ON ERROR for JSON_VALUE and JSON_QUERY,
 // FALSE ON ERROR for JSON_EXISTS, NULL ON NULL for JSON_OBJECT and ABSENT
 // ON NULL for JSON_ARRAY.
@@ -21,10 +23,10 @@ func init() {
 		fdef("JSON_VALUE", 2, 3, "JSON_VALUE(jsonValue, path [RETURNING type] [{NULL | ERROR | DEFAULT expr} ON EMPTY] [{NULL | ERROR | DEFAULT expr} ON ERROR])",
 			"The scalar at path as STRING (or the RETURNING type); NULL when the path is missing, is not a scalar or the JSON is invalid.",
 			func(c *call) (Expr, error) { return JSONValue(c.args[0], c.args[1], nil) }),
-		fdef("JSON_QUERY", 2, 2, "JSON_QUERY(jsonValue, path) -> STRING",
-			"The JSON object or array at path as a string; NULL when missing, a scalar, or invalid JSON.", newJSONQuery),
-		fdef("JSON_EXISTS", 2, 2, "JSON_EXISTS(jsonValue, path) -> BOOLEAN",
-			"Whether path exists in jsonValue; FALSE for invalid JSON.", newJSONExists),
+		fdef("JSON_QUERY", 2, 2, "JSON_QUERY(jsonValue, path [RETURNING {STRING | ARRAY<STRING>}] [{WITHOUT | WITH [CONDITIONAL | UNCONDITIONAL]} [ARRAY] WRAPPER] [{NULL | EMPTY ARRAY | EMPTY OBJECT | ERROR} ON EMPTY] [... ON ERROR])",
+			"The JSON object or array at path as a string (a wrapper collects several values or a scalar into an array); NULL when missing, a scalar without a wrapper, or invalid JSON.", newJSONQuery),
+		fdef("JSON_EXISTS", 2, 2, "JSON_EXISTS(jsonValue, path [{TRUE | FALSE | UNKNOWN | ERROR} ON ERROR]) -> BOOLEAN",
+			"Whether path selects a value in jsonValue; FALSE (or the ON ERROR choice) for invalid JSON or a strict-mode error.", newJSONExists),
 		fdef("JSON_STRING", 1, 1, "JSON_STRING(value) -> STRING", "The value serialized as JSON; NULL for NULL.", newJSONString),
 		fdef("JSON_OBJECT", 0, -1, "JSON_OBJECT([[KEY] key VALUE value]* [{NULL | ABSENT} ON NULL]) -> STRING",
 			"A JSON object of the key/value pairs; NULL values become JSON null. Nested JSON_OBJECT and JSON_ARRAY calls are embedded as JSON.",
@@ -69,9 +71,10 @@ func init() {
 
 // jsonStep is one accessor of a path: a member name or an array index.
 type jsonStep struct {
-	key   string
-	index int
-	isKey bool
+	key      string
+	index    int
+	isKey    bool
+	wildcard bool // [*]
 }
 
 type jsonPath struct {
@@ -125,6 +128,10 @@ func parseJSONPath(p string) (jsonPath, bool) {
 				jp.steps = append(jp.steps, jsonStep{key: in[1 : len(in)-1], isKey: true})
 				continue
 			}
+			if in == "*" {
+				jp.steps = append(jp.steps, jsonStep{wildcard: true})
+				continue
+			}
 			i, err := strconv.Atoi(in)
 			if err != nil || i < 0 {
 				return jp, false
@@ -137,46 +144,151 @@ func parseJSONPath(p string) (jsonPath, bool) {
 	return jp, true
 }
 
-// eval walks the path over a decoded document. found false is "empty"
-// (lax) and err true a structural error (strict).
-func (jp jsonPath) eval(doc any) (v any, found, structErr bool) {
-	v = doc
+// eval walks the path over a decoded document and returns the items it
+// selects. In lax mode a missing member or index selects nothing and a
+// member step applies to each element of an array; in strict mode both
+// are structural errors (structErr).
+func (jp jsonPath) eval(doc any) (items []any, structErr bool) {
+	items = []any{doc}
 	for _, st := range jp.steps {
-		switch x := v.(type) {
-		case map[string]any:
-			if !st.isKey {
-				return nil, false, jp.strict
+		var next []any
+		for _, v := range items {
+			switch x := v.(type) {
+			case *jsonObject:
+				if !st.isKey {
+					if jp.strict {
+						return nil, true
+					}
+					if st.wildcard || st.index == 0 {
+						next = append(next, x) // lax: a non-array is a one-element array
+					}
+					continue
+				}
+				m, ok := x.get(st.key)
+				if !ok {
+					if jp.strict {
+						return nil, true
+					}
+					continue
+				}
+				next = append(next, m)
+			case []any:
+				switch {
+				case st.wildcard:
+					next = append(next, x...)
+				case st.isKey:
+					if jp.strict {
+						return nil, true
+					}
+					for _, e := range x {
+						if o, ok := e.(*jsonObject); ok {
+							if m, ok := o.get(st.key); ok {
+								next = append(next, m)
+							}
+						}
+					}
+				case st.index < len(x):
+					next = append(next, x[st.index])
+				case jp.strict:
+					return nil, true
+				}
+			default:
+				if jp.strict {
+					return nil, true
+				}
+				if !st.isKey && (st.wildcard || st.index == 0) {
+					next = append(next, x)
+				}
 			}
-			var ok bool
-			if v, ok = x[st.key]; !ok {
-				return nil, false, jp.strict
-			}
-		case []any:
-			if st.isKey {
-				return nil, false, jp.strict
-			}
-			if st.index >= len(x) {
-				return nil, false, jp.strict
-			}
-			v = x[st.index]
-		default:
-			return nil, false, jp.strict
 		}
+		items = next
 	}
-	return v, true, false
+	return items, false
 }
 
+// jsonObject is a decoded JSON object that keeps its members in input
+// order, as Flink's Jackson-based functions print them.
+type jsonObject struct {
+	keys []string
+	vals []any
+}
+
+func (o *jsonObject) get(k string) (any, bool) {
+	for i, key := range o.keys {
+		if key == k {
+			return o.vals[i], true
+		}
+	}
+	return nil, false
+}
+
+// decodeJSON parses one JSON value (objects as *jsonObject, arrays as
+// []any, numbers as json.Number); trailing content is an error.
 func decodeJSON(s string) (any, bool) {
 	d := json.NewDecoder(strings.NewReader(s))
 	d.UseNumber()
-	var v any
-	if err := d.Decode(&v); err != nil {
+	v, err := decodeValue(d)
+	if err != nil {
 		return nil, false
 	}
-	if d.More() {
+	if _, err := d.Token(); err == nil {
 		return nil, false
 	}
 	return v, true
+}
+
+var errJSONSyntax = errors.New("invalid JSON")
+
+func decodeValue(d *json.Decoder) (any, error) {
+	t, err := d.Token()
+	if err != nil {
+		return nil, err
+	}
+	switch t := t.(type) {
+	case json.Delim:
+		switch t {
+		case '{':
+			o := &jsonObject{}
+			for d.More() {
+				kt, err := d.Token()
+				if err != nil {
+					return nil, err
+				}
+				k, ok := kt.(string)
+				if !ok {
+					return nil, errJSONSyntax
+				}
+				v, err := decodeValue(d)
+				if err != nil {
+					return nil, err
+				}
+				if i := slices.Index(o.keys, k); i >= 0 {
+					o.vals[i] = v // a later duplicate wins, as in Jackson
+					continue
+				}
+				o.keys, o.vals = append(o.keys, k), append(o.vals, v)
+			}
+			if _, err := d.Token(); err != nil {
+				return nil, err
+			}
+			return o, nil
+		case '[':
+			arr := []any{}
+			for d.More() {
+				v, err := decodeValue(d)
+				if err != nil {
+					return nil, err
+				}
+				arr = append(arr, v)
+			}
+			if _, err := d.Token(); err != nil {
+				return nil, err
+			}
+			return arr, nil
+		}
+		return nil, errJSONSyntax
+	}
+	return t, nil
 }
 
 // pathArg compiles a literal path once.
@@ -288,13 +400,16 @@ func (e *jsonValueExpr) Eval(row []types.Value) (types.Value, error) {
 	if !ok {
 		return e.on(row, e.opts.OnError, e.onError, "invalid JSON")
 	}
-	v, found, structErr := p.eval(doc)
+	items, structErr := p.eval(doc)
 	switch {
 	case structErr:
 		return e.on(row, e.opts.OnError, e.onError, "path '"+a[1].Str()+"' does not exist (strict mode)")
-	case !found || v == nil:
+	case len(items) == 0 || len(items) == 1 && items[0] == nil:
 		return e.on(row, e.opts.OnEmpty, e.onEmpty, "no value at path '"+a[1].Str()+"'")
+	case len(items) > 1:
+		return e.on(row, e.opts.OnError, e.onError, "path '"+a[1].Str()+"' selects more than one value")
 	}
+	v := items[0]
 	var s string
 	switch x := v.(type) {
 	case string:
@@ -323,34 +438,147 @@ func (e *jsonValueExpr) on(row []types.Value, cl JSONOnClause, def Expr, what st
 	return types.Null, nil
 }
 
-func newJSONQuery(c *call) (Expr, error) {
+func newJSONQuery(c *call) (Expr, error) { return JSONQuery(c.args[0], c.args[1], nil) }
+
+func newJSONExists(c *call) (Expr, error) { return JSONExists(c.args[0], c.args[1], "") }
+
+// JSONQueryOptions are the clauses of JSON_QUERY.
+type JSONQueryOptions struct {
+	// Returning is nil (STRING), STRING or ARRAY<STRING>.
+	Returning *types.Type
+	// Wrapper is "" or "WITHOUT" (no wrapper), "CONDITIONAL" or
+	// "UNCONDITIONAL".
+	Wrapper string
+	// OnEmpty and OnError are "" or "NULL", "EMPTY ARRAY", "EMPTY OBJECT"
+	// or "ERROR".
+	OnEmpty, OnError string
+}
+
+// JSONQuery builds JSON_QUERY(json, path ...) with the given clauses (nil:
+// the defaults: no wrapper, NULL ON EMPTY, NULL ON ERROR).
+func JSONQuery(j, path Expr, opts *JSONQueryOptions) (Expr, error) {
+	c := &call{name: "JSON_QUERY", args: []Expr{j, path}}
 	if err := c.want(aStr); err != nil {
 		return nil, err
 	}
-	pat, err := pathArg(c, 1)
-	if err != nil {
-		return nil, err
+	if opts == nil {
+		opts = &JSONQueryOptions{}
 	}
-	return c.strictFn(types.String, false, func(a [maxFixedArgs]types.Value) (types.Value, error) {
-		p, ok := pat(a)
-		doc, ok2 := decodeJSON(a[0].Str())
-		if !ok || !ok2 {
-			return types.Null, nil
-		}
-		v, found, _ := p.eval(doc)
-		switch v.(type) {
-		case map[string]any, []any:
+	rt := types.String
+	asArray := false
+	if r := opts.Returning; r != nil {
+		switch {
+		case r.IsString():
+			rt = r.Nullable()
+		case r.ID == types.TypeArray && r.Elem.IsString():
+			rt, asArray = r.Nullable(), true
 		default:
-			return types.Null, nil
+			return nil, typeErrorf("JSON_QUERY can return STRING or ARRAY<STRING>, not %s", typeString(*r))
 		}
-		if !found {
-			return types.Null, nil
+	}
+	pat, err := pathArg(c, 1)
+	if err != nil {
+		return nil, err
+	}
+	fail := func(clause, what string) (types.Value, error) {
+		switch clause {
+		case "ERROR":
+			return types.Null, runtimeErrorf("JSON_QUERY: %s", what)
+		case "EMPTY ARRAY":
+			if asArray {
+				return types.NewArray([]types.Value{}), nil
+			}
+			return types.NewString("[]"), nil
+		case "EMPTY OBJECT":
+			if asArray {
+				return types.Null, runtimeErrorf("JSON_QUERY: EMPTY OBJECT is not an ARRAY<STRING>")
+			}
+			return types.NewString("{}"), nil
 		}
-		return types.NewString(string(appendJSONAny(nil, v))), nil
-	}), nil
+		return types.Null, nil
+	}
+	e := c.strictFn(rt, false, func(a [maxFixedArgs]types.Value) (types.Value, error) {
+		p, ok := pat(a)
+		if !ok {
+			return fail(opts.OnError, "invalid JSON path '"+a[1].Str()+"'")
+		}
+		doc, ok := decodeJSON(a[0].Str())
+		if !ok {
+			return fail(opts.OnError, "invalid JSON")
+		}
+		items, structErr := p.eval(doc)
+		if structErr {
+			return fail(opts.OnError, "path '"+a[1].Str()+"' does not exist (strict mode)")
+		}
+		if len(items) == 0 {
+			return fail(opts.OnEmpty, "no value at path '"+a[1].Str()+"'")
+		}
+		var v any
+		switch opts.Wrapper {
+		case "UNCONDITIONAL":
+			v = items
+		case "CONDITIONAL":
+			v = items
+			if len(items) == 1 {
+				switch items[0].(type) {
+				case *jsonObject, []any:
+					v = items[0]
+				}
+			}
+		default:
+			if len(items) > 1 {
+				return fail(opts.OnError, "path '"+a[1].Str()+"' selects more than one value; use WITH WRAPPER")
+			}
+			switch items[0].(type) {
+			case *jsonObject, []any:
+				v = items[0]
+			default:
+				return fail(opts.OnError, "the value at path '"+a[1].Str()+"' is a scalar; use WITH WRAPPER")
+			}
+		}
+		if !asArray {
+			return types.NewString(string(appendJSONAny(nil, v))), nil
+		}
+		arr, ok := v.([]any)
+		if !ok {
+			return fail(opts.OnError, "the value at path '"+a[1].Str()+"' is not an array")
+		}
+		out := make([]types.Value, len(arr))
+		for i, x := range arr {
+			switch x := x.(type) {
+			case nil:
+				out[i] = types.Null
+			case string:
+				out[i] = types.NewString(x)
+			default:
+				out[i] = types.NewString(string(appendJSONAny(nil, x)))
+			}
+		}
+		return types.NewArray(out), nil
+	})
+	e.render = func() string {
+		s := "JSON_QUERY(" + j.String() + ", " + path.String()
+		if opts.Returning != nil {
+			s += " RETURNING " + typeString(*opts.Returning)
+		}
+		if opts.Wrapper != "" && opts.Wrapper != "WITHOUT" {
+			s += " WITH " + opts.Wrapper + " ARRAY WRAPPER"
+		}
+		if opts.OnEmpty != "" {
+			s += " " + opts.OnEmpty + " ON EMPTY"
+		}
+		if opts.OnError != "" {
+			s += " " + opts.OnError + " ON ERROR"
+		}
+		return s + ")"
+	}
+	return e, nil
 }
 
-func newJSONExists(c *call) (Expr, error) {
+// JSONExists builds JSON_EXISTS(json, path [onError ON ERROR]); onError is
+// "" (FALSE), "TRUE", "FALSE", "UNKNOWN" or "ERROR".
+func JSONExists(j, path Expr, onError string) (Expr, error) {
+	c := &call{name: "JSON_EXISTS", args: []Expr{j, path}}
 	if err := c.want(aStr); err != nil {
 		return nil, err
 	}
@@ -358,25 +586,72 @@ func newJSONExists(c *call) (Expr, error) {
 	if err != nil {
 		return nil, err
 	}
-	return c.strictFn(types.Boolean, true, func(a [maxFixedArgs]types.Value) (types.Value, error) {
-		p, ok := pat(a)
-		doc, ok2 := decodeJSON(a[0].Str())
-		if !ok || !ok2 {
-			return types.NewBool(false), nil
+	fail := func(what string) (types.Value, error) {
+		switch onError {
+		case "TRUE":
+			return types.NewBool(true), nil
+		case "UNKNOWN":
+			return types.Null, nil
+		case "ERROR":
+			return types.Null, runtimeErrorf("JSON_EXISTS: %s", what)
 		}
-		_, found, _ := p.eval(doc)
-		return types.NewBool(found), nil
-	}), nil
+		return types.NewBool(false), nil
+	}
+	e := c.strictFn(types.Boolean, onError != "UNKNOWN", func(a [maxFixedArgs]types.Value) (types.Value, error) {
+		p, ok := pat(a)
+		if !ok {
+			return fail("invalid JSON path '" + a[1].Str() + "'")
+		}
+		doc, ok := decodeJSON(a[0].Str())
+		if !ok {
+			return fail("invalid JSON")
+		}
+		items, structErr := p.eval(doc)
+		if structErr {
+			return fail("path '" + a[1].Str() + "' does not exist (strict mode)")
+		}
+		return types.NewBool(len(items) > 0), nil
+	})
+	if onError != "" {
+		e.render = func() string {
+			return "JSON_EXISTS(" + j.String() + ", " + path.String() + " " + onError + " ON ERROR)"
+		}
+	}
+	return e, nil
 }
 
-// appendJSONAny renders a decoded document compactly, keys sorted (Go
-// maps have no order).
+// appendJSONAny renders a decoded document compactly, members in input
+// order.
 func appendJSONAny(b []byte, v any) []byte {
-	var buf bytes.Buffer
-	enc := json.NewEncoder(&buf)
-	enc.SetEscapeHTML(false)
-	_ = enc.Encode(v)
-	return append(b, bytes.TrimRight(buf.Bytes(), "\n")...)
+	switch x := v.(type) {
+	case *jsonObject:
+		b = append(b, '{')
+		for i, k := range x.keys {
+			if i > 0 {
+				b = append(b, ',')
+			}
+			b = jsonQuote(b, k)
+			b = append(b, ':')
+			b = appendJSONAny(b, x.vals[i])
+		}
+		return append(b, '}')
+	case []any:
+		b = append(b, '[')
+		for i, e := range x {
+			if i > 0 {
+				b = append(b, ',')
+			}
+			b = appendJSONAny(b, e)
+		}
+		return append(b, ']')
+	case string:
+		return jsonQuote(b, x)
+	case json.Number:
+		return append(b, x...)
+	case bool:
+		return strconv.AppendBool(b, x)
+	}
+	return append(b, "null"...)
 }
 
 func jsonQuote(b []byte, s string) []byte {
@@ -544,7 +819,7 @@ func IsJSON(s Expr, kind string, not bool) (Expr, error) {
 		v, ok := decodeJSON(a[0].Str())
 		if ok {
 			switch v.(type) {
-			case map[string]any:
+			case *jsonObject:
 				ok = kind == "VALUE" || kind == "OBJECT"
 			case []any:
 				ok = kind == "VALUE" || kind == "ARRAY"

@@ -296,9 +296,12 @@ type TimeUnitArg struct {
 	Unit TimeUnit
 }
 
-// JSONOn is a JSON_VALUE ON EMPTY or ON ERROR clause.
+// JSONOn is an ON EMPTY or ON ERROR clause of JSON_VALUE, JSON_QUERY or
+// JSON_EXISTS.
 type JSONOn struct {
-	// Kind is NULL, ERROR or DEFAULT.
+	// Kind is NULL, ERROR or DEFAULT (JSON_VALUE); NULL, ERROR, EMPTY
+	// ARRAY or EMPTY OBJECT (JSON_QUERY); TRUE, FALSE, UNKNOWN or ERROR
+	// (JSON_EXISTS).
 	Kind    string
 	Default Expr // for DEFAULT
 }
@@ -306,15 +309,20 @@ type JSONOn struct {
 // JSONCall is a JSON function with SQL/JSON clauses:
 //
 //	JSON_VALUE(x, path [RETURNING type] [{NULL | ERROR | DEFAULT e} ON EMPTY] [... ON ERROR])
+//	JSON_QUERY(x, path [RETURNING type] [wrapper WRAPPER] [... ON EMPTY] [... ON ERROR])
+//	JSON_EXISTS(x, path [{TRUE | FALSE | UNKNOWN | ERROR} ON ERROR])
 //	JSON_OBJECT([KEY] k VALUE v, ... [{NULL | ABSENT} ON NULL])
 //	JSON_ARRAY(v, ... [{NULL | ABSENT} ON NULL])
 type JSONCall struct {
 	Loc
-	Func string // JSON_VALUE, JSON_OBJECT or JSON_ARRAY
+	Func string // JSON_VALUE, JSON_QUERY, JSON_EXISTS, JSON_OBJECT or JSON_ARRAY
 	// Args are x and path for JSON_VALUE, keys and values alternately for
 	// JSON_OBJECT, the values for JSON_ARRAY.
 	Args             []Expr
-	Returning        *TypeName
+	Returning *TypeName
+	// Wrapper is "", "WITHOUT ARRAY", "WITH CONDITIONAL ARRAY" or "WITH
+	// UNCONDITIONAL ARRAY" (JSON_QUERY).
+	Wrapper          string
 	OnEmpty, OnError *JSONOn
 	// OnNull is "", "NULL" or "ABSENT".
 	OnNull string

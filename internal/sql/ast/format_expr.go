@@ -296,6 +296,9 @@ func (p *printer) jsonCall(n *JSONCall) {
 	if n.Returning != nil {
 		p.ws(" RETURNING ", n.Returning.Text)
 	}
+	if n.Wrapper != "" {
+		p.ws(" ", n.Wrapper, " WRAPPER")
+	}
 	for _, on := range []struct {
 		c    *JSONOn
 		what string

@@ -378,7 +378,7 @@ func (p *parser) nameExpr() ast.Expr {
 func (p *parser) funcCall(name *ast.ObjectName) ast.Expr {
 	if len(name.Parts) == 1 {
 		switch fn := strings.ToUpper(name.Parts[0].Name); fn {
-		case "JSON_VALUE", "JSON_OBJECT", "JSON_ARRAY":
+		case "JSON_VALUE", "JSON_QUERY", "JSON_EXISTS", "JSON_OBJECT", "JSON_ARRAY":
 			return p.jsonCall(name, fn)
 		}
 	}
@@ -593,29 +593,24 @@ func (p *parser) jsonCall(name *ast.ObjectName, fn string) ast.Expr {
 	p.want(tLParen)
 	j := &ast.JSONCall{Loc: at(name.Pos()), Func: fn}
 	switch fn {
-	case "JSON_VALUE":
+	case "JSON_VALUE", "JSON_QUERY", "JSON_EXISTS":
 		j.Args = []ast.Expr{p.expr()}
 		p.want(tComma)
 		j.Args = append(j.Args, p.expr())
-		if p.acceptKw("RETURNING") {
+		if fn != "JSON_EXISTS" && p.acceptKw("RETURNING") {
 			j.Returning = p.typeName()
 		}
+		if fn == "JSON_QUERY" {
+			p.jsonWrapper(j)
+		}
 		for j.OnEmpty == nil || j.OnError == nil {
-			on := &ast.JSONOn{}
-			switch {
-			case p.acceptKw("NULL"):
-				on.Kind = "NULL"
-			case p.acceptKw("ERROR"):
-				on.Kind = "ERROR"
-			case p.acceptKw("DEFAULT"):
-				on.Kind, on.Default = "DEFAULT", p.concat()
-			}
-			if on.Kind == "" {
+			on := p.jsonOnKind(fn)
+			if on == nil {
 				break
 			}
 			p.wantKw("ON")
 			switch {
-			case j.OnEmpty == nil && j.OnError == nil && p.acceptKw("EMPTY"):
+			case fn != "JSON_EXISTS" && j.OnEmpty == nil && j.OnError == nil && p.acceptKw("EMPTY"):
 				j.OnEmpty = on
 			case j.OnError == nil && p.acceptKw("ERROR"):
 				j.OnError = on
@@ -656,4 +651,53 @@ func (p *parser) jsonOnNull(j *ast.JSONCall) bool {
 	p.wantKw("NULL")
 	j.OnNull = t.val
 	return true
+}
+
+// jsonWrapper parses {WITHOUT [ARRAY] | WITH [CONDITIONAL | UNCONDITIONAL]
+// [ARRAY]} WRAPPER.
+func (p *parser) jsonWrapper(j *ast.JSONCall) {
+	switch {
+	case p.acceptKw("WITHOUT"):
+		j.Wrapper = "WITHOUT ARRAY"
+	case p.acceptKw("WITH"):
+		j.Wrapper = "WITH UNCONDITIONAL ARRAY"
+		if p.acceptKw("CONDITIONAL") {
+			j.Wrapper = "WITH CONDITIONAL ARRAY"
+		} else {
+			p.acceptKw("UNCONDITIONAL")
+		}
+	default:
+		return
+	}
+	p.acceptKw("ARRAY")
+	p.wantKw("WRAPPER")
+}
+
+// jsonOnKind parses the behaviour before ON EMPTY / ON ERROR; nil when
+// there is none.
+func (p *parser) jsonOnKind(fn string) *ast.JSONOn {
+	if !p.peek(1).is("ON") && !(p.isKw("EMPTY") || p.isKw("DEFAULT")) {
+		return nil
+	}
+	on := &ast.JSONOn{}
+	switch {
+	case p.acceptKw("ERROR"):
+		on.Kind = "ERROR"
+	case fn != "JSON_EXISTS" && p.acceptKw("NULL"):
+		on.Kind = "NULL"
+	case fn == "JSON_VALUE" && p.acceptKw("DEFAULT"):
+		on.Kind, on.Default = "DEFAULT", p.concat()
+	case fn == "JSON_QUERY" && p.acceptKw("EMPTY"):
+		on.Kind = "EMPTY ARRAY"
+		if p.acceptKw("OBJECT") {
+			on.Kind = "EMPTY OBJECT"
+		} else {
+			p.wantKw("ARRAY")
+		}
+	case fn == "JSON_EXISTS" && (p.isKw("TRUE") || p.isKw("FALSE") || p.isKw("UNKNOWN")):
+		on.Kind = p.next().val
+	default:
+		return nil
+	}
+	return on
 }

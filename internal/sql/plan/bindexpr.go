@@ -341,6 +341,25 @@ func bindJSONCall(n *ast.JSONCall, sc *scope) (expr.Expr, error) {
 		r, err = expr.JSONObject(args, n.OnNull == "ABSENT")
 	case "JSON_ARRAY":
 		r, err = expr.JSONArray(args, n.OnNull != "NULL")
+	case "JSON_EXISTS":
+		onError := ""
+		if n.OnError != nil {
+			onError = n.OnError.Kind
+		}
+		r, err = expr.JSONExists(args[0], args[1], onError)
+	case "JSON_QUERY":
+		opts := &expr.JSONQueryOptions{Wrapper: strings.TrimSuffix(strings.TrimPrefix(strings.TrimPrefix(n.Wrapper, "WITH "), "WITHOUT"), " ARRAY")}
+		if n.Returning != nil {
+			t := n.Returning.Type
+			opts.Returning = &t
+		}
+		if n.OnEmpty != nil {
+			opts.OnEmpty = n.OnEmpty.Kind
+		}
+		if n.OnError != nil {
+			opts.OnError = n.OnError.Kind
+		}
+		r, err = expr.JSONQuery(args[0], args[1], opts)
 	default:
 		opts := &expr.JSONValueOptions{}
 		if n.Returning != nil {
