@@ -318,7 +318,7 @@ type JSONCall struct {
 	Func string // JSON_VALUE, JSON_QUERY, JSON_EXISTS, JSON_OBJECT or JSON_ARRAY
 	// Args are x and path for JSON_VALUE, keys and values alternately for
 	// JSON_OBJECT, the values for JSON_ARRAY.
-	Args             []Expr
+	Args      []Expr
 	Returning *TypeName
 	// Wrapper is "", "WITHOUT ARRAY", "WITH CONDITIONAL ARRAY" or "WITH
 	// UNCONDITIONAL ARRAY" (JSON_QUERY).
