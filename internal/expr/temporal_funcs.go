@@ -248,6 +248,9 @@ func buildExtract(c *call, unit string, x Expr) (Expr, error) {
 	case t.ID == types.TypeDate && dateUnits[unit]:
 	case t.ID == types.TypeTime && timeUnits[unit]:
 	case (t.ID == types.TypeTimestamp || t.ID == types.TypeTimestampLTZ) && (dateUnits[unit] || timeUnits[unit]):
+	case t.ID == types.TypeIntervalYearMonth && (unit == "YEAR" || unit == "MONTH"),
+		t.ID == types.TypeIntervalDayTime && (unit == "DAY" || timeUnits[unit]):
+		return buildExtractInterval(c, unit, x)
 	default:
 		return nil, typeErrorf("cannot extract %s from %s", unit, typeString(t))
 	}
@@ -739,4 +742,40 @@ func subtractMonthsDays(d0, d1 int64) int64 {
 		}
 		m++
 	}
+}
+
+// buildExtractInterval extracts a field of an interval, truncating toward
+// zero like Calcite: EXTRACT(DAY FROM INTERVAL '16979 07:23:33' DAY TO
+// SECOND) is 16979 and EXTRACT(HOUR ...) 7.
+func buildExtractInterval(c *call, unit string, x Expr) (Expr, error) {
+	e := &fnExpr{name: c.name, args: []Expr{x}, t: withNull(types.BigInt, x.Type().NotNull),
+		fn: func(a [maxFixedArgs]types.Value) (types.Value, error) {
+			n := a[0].Int()
+			var r int64
+			switch unit {
+			case "YEAR":
+				r = n / 12
+			case "MONTH":
+				r = n % 12
+			case "DAY":
+				r = n / nanosPerDay
+			case "HOUR":
+				r = n % nanosPerDay / 3600e9
+			case "MINUTE":
+				r = n % 3600e9 / 60e9
+			case "SECOND":
+				r = n % 60e9 / 1e9
+			case "MILLISECOND":
+				r = n % 60e9 / 1e6
+			case "MICROSECOND":
+				r = n % 60e9 / 1e3
+			case "NANOSECOND":
+				r = n % 60e9
+			}
+			return types.NewInt(r), nil
+		}}
+	if c.name == "EXTRACT" {
+		e.render = func() string { return "EXTRACT(" + unit + " FROM " + x.String() + ")" }
+	}
+	return e, nil
 }
