@@ -4,6 +4,7 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/eddy-sql/eddy/internal/sqlerr"
 	"github.com/eddy-sql/eddy/types"
 )
 
@@ -527,4 +528,50 @@ func convOrSame(f convFunc) convFunc {
 		return func(v types.Value) (types.Value, error) { return v, nil }
 	}
 	return f
+}
+
+// Field returns the field name of a ROW value (exact name first, then a
+// unique case-insensitive match); NULL when the row is NULL.
+func Field(x Expr, name string) (Expr, error) {
+	t := x.Type()
+	if t.ID != types.TypeRow {
+		return nil, typeErrorf("cannot access field '%s' of a value of type %s", name, typeString(t))
+	}
+	idx := -1
+	for i, f := range t.Fields {
+		if f.Name == name {
+			idx = i
+			break
+		}
+	}
+	if idx < 0 {
+		for i, f := range t.Fields {
+			if strings.EqualFold(f.Name, name) {
+				if idx >= 0 {
+					return nil, typeErrorf("field '%s' of %s is ambiguous", name, typeString(t))
+				}
+				idx = i
+			}
+		}
+	}
+	if idx < 0 {
+		names := make([]string, len(t.Fields))
+		for i, f := range t.Fields {
+			names[i] = f.Name
+		}
+		return nil, sqlerr.Newf(sqlerr.UnknownColumn, "%s has no field '%s'", typeString(t), name).
+			WithHint("its fields are %s", strings.Join(names, ", "))
+	}
+	ft := t.Fields[idx].Type
+	c := &call{name: "FIELD", args: []Expr{x}}
+	e := c.strictFn(ft, t.NotNull && ft.NotNull, func(a [maxFixedArgs]types.Value) (types.Value, error) {
+		fs := a[0].Fields()
+		if idx >= len(fs) {
+			return types.Null, nil
+		}
+		return fs[idx], nil
+	})
+	e.t = withNull(ft, t.NotNull && ft.NotNull)
+	e.render = func() string { return paren(x, precAtom) + "." + t.Fields[idx].Name }
+	return e, nil
 }

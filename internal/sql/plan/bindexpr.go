@@ -61,6 +61,9 @@ func bindExpr(e ast.Expr, sc *scope) (expr.Expr, error) {
 	case *ast.ColumnRef:
 		i, err := sc.resolve(n)
 		if err != nil {
+			if x, ferr := bindFieldAccess(n, sc); x != nil || ferr != nil {
+				return x, ferr
+			}
 			return nil, err
 		}
 		c := sc.cols[i]
@@ -383,4 +386,29 @@ func bindJSONCall(n *ast.JSONCall, sc *scope) (expr.Expr, error) {
 		r, err = expr.JSONValue(args[0], args[1], opts)
 	}
 	return r, positioned(err, n.Pos(), sqlerr.TypeMismatch)
+}
+
+// bindFieldAccess binds col.field, t.col.field and deeper paths into ROW
+// columns: the longest prefix of the name that is a column, then one field
+// per remaining part. It returns nil, nil when no prefix is a ROW column.
+func bindFieldAccess(n *ast.ColumnRef, sc *scope) (expr.Expr, error) {
+	for k := len(n.Parts) - 1; k >= 1; k-- {
+		prefix := &ast.ColumnRef{Parts: n.Parts[:k]}
+		i, err := sc.resolve(prefix)
+		if err != nil || sc.cols[i].typ.ID != types.TypeRow {
+			continue
+		}
+		c := sc.cols[i]
+		x, err := expr.Col(i, c.name, c.typ)
+		if err != nil {
+			return nil, positioned(err, n.Pos(), sqlerr.Internal)
+		}
+		for _, part := range n.Parts[k:] {
+			if x, err = expr.Field(x, part.Name); err != nil {
+				return nil, positioned(err, part.Pos(), sqlerr.UnknownColumn)
+			}
+		}
+		return x, nil
+	}
+	return nil, nil
 }
