@@ -41,7 +41,7 @@ const shellHelp = `Shell commands (end them with ';'):
   QUIT; or EXIT;   Leave the shell (Ctrl-D at an empty prompt, or Ctrl-C twice, too).
 
 Statements end with ';' and may span several lines. Some to start with:
-  SHOW TABLES;  SHOW FUNCTIONS;  DESCRIBE t;  SHOW CREATE TABLE t;
+  SHOW TABLES;  SHOW FUNCTIONS;  DESCRIBE FUNCTION f;  DESCRIBE t;  SHOW CREATE TABLE t;
   CREATE TABLE t (...);  CREATE FUNCTION F AS 'examples.Name';
   INSERT INTO t SELECT ...;  SELECT ... FROM t;  EXPLAIN SELECT ...;
   SET 'key' = 'value';  RESET 'key';  SET;

@@ -356,6 +356,8 @@ func (e *Engine) execute(ctx context.Context, stmt ast.Statement, interactive bo
 		return e.show(s)
 	case *ast.Describe:
 		return e.describe(s)
+	case *ast.DescribeFunction:
+		return e.describeFunction(s)
 	case *ast.ShowCreateTable:
 		return e.showCreateTable(s)
 	case *ast.Explain:

@@ -217,6 +217,8 @@ func sqlKind(s ast.Statement) string {
 		return "SHOW_" + strings.ReplaceAll(n.What.String(), " ", "_")
 	case *ast.Describe:
 		return "DESCRIBE"
+	case *ast.DescribeFunction:
+		return "DESCRIBE_FUNCTION"
 	case *ast.Explain:
 		return "EXPLAIN"
 	case *ast.Set:

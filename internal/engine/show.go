@@ -8,6 +8,7 @@ import (
 	"github.com/eddy-sql/eddy/internal/catalog"
 	"github.com/eddy-sql/eddy/internal/cli"
 	"github.com/eddy-sql/eddy/internal/connector/kafka"
+	"github.com/eddy-sql/eddy/internal/expr"
 	"github.com/eddy-sql/eddy/internal/jobgraph"
 	"github.com/eddy-sql/eddy/internal/sql/ast"
 	"github.com/eddy-sql/eddy/internal/sqlerr"
@@ -41,22 +42,87 @@ func (e *Engine) show(s *ast.Show) (*cli.Result, error) {
 	case ast.ShowTables:
 		return column("table name", e.cat.Tables(e.sess.Catalog, e.sess.Database)), nil
 	case ast.ShowFunctions:
+		// Built-in functions, then the user functions of the current
+		// database, like Flink's SHOW FUNCTIONS.
 		var rows [][]string
-		for _, n := range e.cat.Functions(e.sess.Catalog, e.sess.Database) {
-			f, _ := e.cat.Function(e.sess.Catalog, e.sess.Database, n)
-			doc := ""
-			if d, ok := e.reg.Lookup(f.ID); ok {
-				doc = d.Doc
-			}
-			rows = append(rows, []string{n, f.ID, doc})
+		for _, f := range expr.Functions() {
+			rows = append(rows, []string{f.Name, "built-in " + f.Family, f.Description})
 		}
-		return staticResult(stringSchema("function name", "id", "description"), stringRows(rows)), nil
+		for _, u := range e.userFunctions() {
+			rows = append(rows, []string{u[0], "user " + u[1], u[2]})
+		}
+		return staticResult(stringSchema("function name", "kind", "description"), stringRows(rows)), nil
+	case ast.ShowUserFunctions:
+		return staticResult(stringSchema("function name", "id", "description"), stringRows(e.userFunctions())), nil
 	case ast.ShowCurrentCatalog:
 		return column("current catalog name", []string{e.sess.Catalog}), nil
 	case ast.ShowCurrentDatabase:
 		return column("current database name", []string{e.sess.Database}), nil
 	}
 	return nil, sqlerr.Newf(sqlerr.Unsupported, "SHOW %s is not supported", s.What).At(s.Pos())
+}
+
+// userFunctions lists the functions of the current database as rows of
+// name, id and description.
+func (e *Engine) userFunctions() [][]string {
+	var rows [][]string
+	for _, n := range e.cat.Functions(e.sess.Catalog, e.sess.Database) {
+		f, _ := e.cat.Function(e.sess.Catalog, e.sess.Database, n)
+		doc := ""
+		if d, ok := e.reg.Lookup(f.ID); ok {
+			doc = d.Doc
+		}
+		rows = append(rows, []string{n, f.ID, doc})
+	}
+	return rows
+}
+
+// describeFunction is DESCRIBE FUNCTION [EXTENDED] name: a user function
+// of the current database (or a qualified one), else a built-in.
+func (e *Engine) describeFunction(s *ast.DescribeFunction) (*cli.Result, error) {
+	var rows [][]string
+	add := func(k, v string) { rows = append(rows, []string{k, v}) }
+	parts := s.Name.Names()
+	cat, db, name := e.sess.Catalog, e.sess.Database, parts[len(parts)-1]
+	if len(parts) >= 2 {
+		db = parts[len(parts)-2]
+	}
+	if len(parts) == 3 {
+		cat = parts[0]
+	}
+	if f, ok := e.cat.Function(cat, db, name); ok {
+		add("name", name)
+		add("kind", "user (process table function)")
+		add("id", f.ID)
+		if d, ok := e.reg.Lookup(f.ID); ok {
+			add("description", d.Doc)
+			if s.Extended {
+				var args []string
+				for _, a := range d.Args {
+					args = append(args, a.Name)
+				}
+				add("arguments", strings.Join(args, ", "))
+				add("output", d.Output)
+			}
+		}
+		return staticResult(stringSchema("info name", "info value"), stringRows(rows)), nil
+	}
+	info, ok := expr.LookupFunction(name)
+	if len(parts) > 1 || !ok {
+		err := sqlerr.Newf(sqlerr.UnknownFunction, "Function '%s' not found", s.Name).At(s.Name.Pos())
+		if sug := expr.SuggestFunction(name); sug != "" && len(parts) == 1 {
+			return nil, err.WithHint("did you mean %s? SHOW FUNCTIONS lists the functions", sug)
+		}
+		return nil, err.WithHint("SHOW FUNCTIONS lists the functions")
+	}
+	add("name", info.Name)
+	add("kind", "built-in "+info.Family)
+	add("signature", strings.Join(info.Signatures, "; "))
+	add("description", info.Description)
+	if s.Extended {
+		add("is deterministic", strings.ToUpper(fmt.Sprint(info.Deterministic)))
+	}
+	return staticResult(stringSchema("info name", "info value"), stringRows(rows)), nil
 }
 
 func (e *Engine) describe(s *ast.Describe) (*cli.Result, error) {

@@ -66,3 +66,37 @@ func mustDecimal(b *testing.B, s string) types.Value {
 	}
 	return v
 }
+
+// BenchmarkEvalMathFuncs evaluates fixed-width math functions; it reports
+// 0 allocs/op (see TestNoAlloc).
+func BenchmarkEvalMathFuncs(b *testing.B) {
+	benchExpr(b, "(> (+ (POWER a 2) (SQRT (ABS b))) (SIGN (FLOOR a)))", []types.Type{types.Double, types.Double},
+		[]types.Value{types.NewFloat(1.5), types.NewFloat(-9)})
+}
+
+// BenchmarkEvalRoundDouble evaluates ROUND on a DOUBLE, which rounds the
+// shortest decimal representation HALF_UP like Java's BigDecimal (so
+// ROUND(2.675, 2) is 2.68) and allocates.
+func BenchmarkEvalRoundDouble(b *testing.B) {
+	benchExpr(b, "(ROUND a 2)", []types.Type{types.Double}, []types.Value{types.NewFloat(2.675)})
+}
+
+// BenchmarkEvalTemporalFuncs evaluates EXTRACT, FLOOR TO and TIMESTAMPADD.
+func BenchmarkEvalTemporalFuncs(b *testing.B) {
+	benchExpr(b, "(and (> (EXTRACT 'HOUR' a) 3) (< (FLOOR a 'DAY') (TIMESTAMPADD 'MONTH' 1 a)))",
+		[]types.Type{types.Timestamp(3)}, []types.Value{types.NewTimestampMillis(1785574800000)})
+}
+
+// BenchmarkEvalRegexpLiteral evaluates REGEXP with a literal pattern,
+// compiled once when the expression is built.
+func BenchmarkEvalRegexpLiteral(b *testing.B) {
+	benchExpr(b, "(REGEXP a '^[a-z]+[0-9]{2}$')", []types.Type{types.String},
+		[]types.Value{types.NewString("order42")})
+}
+
+// BenchmarkEvalStringFuncs evaluates string functions that build strings
+// (these allocate their result).
+func BenchmarkEvalStringFuncs(b *testing.B) {
+	benchExpr(b, "(CONCAT_WS '-' (UPPER a) (LPAD a 10 '*') (REPLACE a 'o' '0'))", []types.Type{types.String},
+		[]types.Value{types.NewString("hello")})
+}

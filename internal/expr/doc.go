@@ -2,7 +2,8 @@
 // with the semantics of Apache Flink SQL.
 //
 // The planner resolves names and builds expressions bottom-up with the
-// constructors Col, Lit, Cast, Binary, Unary, Case, Call, Between and In.
+// constructors Col, Lit, Cast, Binary, Unary, Case, Call (CallEnv), Between,
+// In, Subscript, IsJSON, JSONValue, JSONObject and JSONArray.
 // Each constructor type-checks its operands and derives the result type
 // (including nullability), so a constructed Expr only fails at Eval time
 // for data-dependent reasons. Expressions are immutable and safe for
@@ -27,6 +28,19 @@
 // VALUES, UNION, INSERT and explicit CAST. Literal helpers (NumericLiteral,
 // StringLiteral, TimestampLiteral, IntervalLiteral, ...) type literal
 // text exactly like Flink: 100.0 is DECIMAL(4, 1) NOT NULL.
+//
+// # Functions
+//
+// The built-in scalar functions live in one registry (registry.go) filled
+// by a file per family: funcs.go (conditional, basic string), math.go,
+// strings_more.go, regex.go, temporal_funcs.go (with datefmt.go), json.go,
+// collection.go and hash.go (hashing, misc). Each entry has a name, a
+// family, signatures, a description, an argument count and a constructor;
+// Functions, LookupFunction and SuggestFunction read it for SHOW FUNCTIONS,
+// DESCRIBE FUNCTION and did-you-mean hints. docs/functions.md lists them.
+// The current-time functions read Env.Now, the statement's clock, which
+// the planner injects through CallEnv; expressions never read the system
+// clock.
 //
 // # Semantics
 //
@@ -63,7 +77,11 @@
 // # Performance
 //
 // Eval does not allocate for integer, boolean, datetime and interval
-// arithmetic and comparisons, column references, literals, IS tests and
-// logic; string concatenation, string functions returning new strings,
-// DECIMAL arithmetic and casts to strings do.
+// arithmetic and comparisons, column references, literals, IS tests,
+// logic and functions of up to four fixed-width arguments (math,
+// EXTRACT, FLOOR/CEIL TO, TIMESTAMPADD, ...; their arguments travel in an
+// array by value); string concatenation, string functions returning new
+// strings, DECIMAL arithmetic, ROUND of a DOUBLE and casts to strings do.
+// Regular expressions with a literal pattern are compiled once, when the
+// call is built.
 package expr

@@ -127,6 +127,9 @@ func checkResult(v types.Value, t types.Type) string {
 
 func errString(err error) string {
 	if e, ok := sqlerr.As(err); ok {
+		if e.Hint != "" {
+			return fmt.Sprintf("error (%s): %s (hint: %s)", e.Code, e.Message, e.Hint)
+		}
 		return fmt.Sprintf("error (%s): %s", e.Code, e.Message)
 	}
 	return "error: " + err.Error()
@@ -336,6 +339,15 @@ func (env *testEnv) build(n sexpr) (Expr, error) {
 		return In(args[0], args[1:], head == "not-in")
 	case "distinct":
 		return Binary("IS DISTINCT FROM", args[0], args[1])
+	case "item":
+		return Subscript(args[0], args[1])
+	case "isjson":
+		kind := "VALUE"
+		if len(args) == 2 {
+			v, _ := args[1].Eval(nil)
+			kind = v.Str()
+		}
+		return IsJSON(args[0], kind, false)
 	case "not-distinct":
 		return Binary("is not distinct from", args[0], args[1])
 	}
@@ -350,8 +362,11 @@ func (env *testEnv) build(n sexpr) (Expr, error) {
 		head == "like" || head == "not-like"):
 		return Binary(op, args[0], args[1])
 	}
-	return Call(head, args...)
+	return CallEnv(testClock, head, args...)
 }
+
+// testClock is the statement clock of the tests: 2024-05-06 07:08:09.123456789 UTC.
+var testClock = Env{Now: func() int64 { return 1714979289123456789 }}
 
 // constructed builds an ARRAY or ROW literal from constant arguments.
 func constructed(kind string, args []Expr) (Expr, error) {

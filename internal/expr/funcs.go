@@ -9,87 +9,82 @@ import (
 	"github.com/eddy-sql/eddy/types"
 )
 
-// Call returns a call of the built-in function name (case-insensitive):
-//
-//	COALESCE(a, b, ...)          first non-NULL argument (lazy)
-//	NULLIF(a, b)                 NULL if a = b, else a
-//	IF(cond, a, b)               a if cond is TRUE, else b
-//	UPPER(s), LOWER(s)
-//	SUBSTRING(s, from [, len])   1-based; negative from counts from the end;
-//	                             NULL for a negative len (also SUBSTR)
-//	CHAR_LENGTH(s)               characters, as INT (also CHARACTER_LENGTH)
-//	CONCAT(s1, s2, ...)          NULL if any argument is NULL
-//	TRIM(s [, chars])            both ends; chars defaults to ' ' and is a
-//	LTRIM(s [, chars])           set of characters. TRIM(LEADING c FROM s)
-//	RTRIM(s [, chars])           maps to LTRIM(s, c), TRAILING to RTRIM.
-//	ABS(n)                       same type; integers wrap like Java
-//	MOD(a, b)                    a % b on exact numbers
-//
-// An unknown name gives an error with code sqlerr.UnknownFunction ("unknown
-// function 'FOO'"), a wrong argument count sqlerr.InvalidFunction and bad
-// argument types sqlerr.TypeMismatch.
-func Call(name string, args ...Expr) (Expr, error) {
-	for _, a := range args {
-		if a == nil {
-			return nil, errNilArg(name)
-		}
+func init() {
+	register("conditional", []funcDef{
+		fdef("COALESCE", 1, -1, "COALESCE(value1 [, value2]*)",
+			"The first argument that is not NULL (evaluated lazily, left to right); the type is the common type.",
+			func(c *call) (Expr, error) { return newCoalesce(c.args) }),
+		fdef("NULLIF", 2, 2, "NULLIF(value1, value2)", "NULL if value1 = value2, else value1.",
+			func(c *call) (Expr, error) { return newNullIf(c.args[0], c.args[1]) }),
+		fdef("IF", 3, 3, "IF(condition, true_value, false_value)",
+			"true_value if condition is TRUE, else false_value.", newIf),
+		fdef("IFNULL", 2, 2, "IFNULL(input, null_replacement)",
+			"null_replacement if input is NULL, else input; NOT NULL when null_replacement is NOT NULL.",
+			func(c *call) (Expr, error) {
+				e, err := newCoalesce(c.args)
+				if err != nil {
+					return nil, argTypeError(c.name, c.args)
+				}
+				return &renamed{Expr: e, name: c.name, args: c.args}, nil
+			}),
+	})
+	register("arithmetic", []funcDef{
+		fdef("MOD", 2, 2, "MOD(numeric1, numeric2)",
+			"The remainder of numeric1 divided by numeric2 (exact numbers); its sign is that of numeric1.",
+			func(c *call) (Expr, error) {
+				e, err := newArith('%', c.args[0], c.args[1])
+				if err != nil {
+					return nil, argTypeError(c.name, c.args)
+				}
+				return &renamed{Expr: e, name: c.name, args: c.args}, nil
+			}),
+		fdef("ABS", 1, 1, "ABS(numeric)", "The absolute value, of the argument's type; integers wrap like Java.",
+			func(c *call) (Expr, error) {
+				t := c.args[0].Type()
+				if !t.IsNumeric() {
+					return nil, argTypeError(c.name, c.args)
+				}
+				return newStrict(c.name, c.args, t, func(a [3]types.Value) (types.Value, bool) {
+					return absValue(a[0], t), true
+				}), nil
+			}),
+	})
+	register("string", []funcDef{
+		fdef("CONCAT", 1, -1, "CONCAT(string1, string2, ...)", "The concatenation of the arguments; NULL if any is NULL.",
+			func(c *call) (Expr, error) {
+				if err := c.want(aStr); err != nil {
+					return nil, err
+				}
+				return newConcat(false, c.args), nil
+			}),
+		fdef("UPPER", 1, 1, "UPPER(string)", "The string in upper case.", plain(caseFunc(strings.ToUpper))),
+		fdef("LOWER", 1, 1, "LOWER(string)", "The string in lower case.", plain(caseFunc(strings.ToLower))),
+		fdef("SUBSTRING", 2, 3, "SUBSTRING(string FROM integer1 [FOR integer2]); SUBSTRING(string, integer1 [, integer2])",
+			"The substring starting at 1-based position integer1 (negative counts from the end) of length integer2 (to the end by default); NULL for a negative length.",
+			plain(newSubstring)),
+		fdef("SUBSTR", 2, 3, "SUBSTR(string, integer1 [, integer2])", "Same as SUBSTRING.", plain(newSubstring)),
+		fdef("CHAR_LENGTH", 1, 1, "CHAR_LENGTH(string)", "The number of characters, as INT.", plain(newCharLength)),
+		fdef("CHARACTER_LENGTH", 1, 1, "CHARACTER_LENGTH(string)", "Same as CHAR_LENGTH.", plain(newCharLength)),
+		fdef("TRIM", 1, 2, "TRIM([BOTH | LEADING | TRAILING] [string1] FROM string2); TRIM(string [, chars])",
+			"Removes the characters of string1 (a set, default ' ') from both ends (or the start, or the end) of string2.",
+			plain(trimFunc(true, true))),
+		fdef("LTRIM", 1, 2, "LTRIM(string [, chars])", "Removes the characters of chars (default ' ') from the start.", plain(trimFunc(true, false))),
+		fdef("RTRIM", 1, 2, "RTRIM(string [, chars])", "Removes the characters of chars (default ' ') from the end.", plain(trimFunc(false, true))),
+		fdef("BTRIM", 1, 2, "BTRIM(string [, chars])", "Removes the characters of chars (default ' ') from both ends.", plain(trimFunc(true, true))),
+	})
+}
+
+// plain adapts a builder of the form f(name, args).
+func plain(f func(fn string, args []Expr) (Expr, error)) func(c *call) (Expr, error) {
+	return func(c *call) (Expr, error) { return f(c.name, c.args) }
+}
+
+func newIf(c *call) (Expr, error) {
+	e, err := Case(nil, c.args[:1], c.args[1:2], c.args[2])
+	if err != nil {
+		return nil, argTypeError(c.name, c.args)
 	}
-	fn := strings.ToUpper(name)
-	switch fn {
-	case "COALESCE":
-		if err := arity(fn, args, 1, -1); err != nil {
-			return nil, err
-		}
-		return newCoalesce(args)
-	case "NULLIF":
-		if err := arity(fn, args, 2, 2); err != nil {
-			return nil, err
-		}
-		return newNullIf(args[0], args[1])
-	case "IF":
-		if err := arity(fn, args, 3, 3); err != nil {
-			return nil, err
-		}
-		e, err := Case(nil, args[:1], args[1:2], args[2])
-		if err != nil {
-			return nil, argTypeError(fn, args)
-		}
-		return &renamed{Expr: e, name: fn, args: args}, nil
-	case "MOD":
-		if err := arity(fn, args, 2, 2); err != nil {
-			return nil, err
-		}
-		e, err := newArith('%', args[0], args[1])
-		if err != nil {
-			return nil, argTypeError(fn, args)
-		}
-		return &renamed{Expr: e, name: fn, args: args}, nil
-	case "CONCAT":
-		if err := arity(fn, args, 1, -1); err != nil {
-			return nil, err
-		}
-		for _, a := range args {
-			if !isStringish(a.Type()) {
-				return nil, argTypeError(fn, args)
-			}
-		}
-		return newConcat(false, args), nil
-	case "ABS":
-		if err := arity(fn, args, 1, 1); err != nil {
-			return nil, err
-		}
-		t := args[0].Type()
-		if !t.IsNumeric() {
-			return nil, argTypeError(fn, args)
-		}
-		return newStrict(fn, args, t, func(a [3]types.Value) (types.Value, bool) {
-			return absValue(a[0], t), true
-		}), nil
-	}
-	if f, ok := stringFuncs[fn]; ok {
-		return f(fn, args)
-	}
-	return nil, sqlerr.Newf(sqlerr.UnknownFunction, "unknown function '%s'", name)
+	return &renamed{Expr: e, name: c.name, args: c.args}, nil
 }
 
 // arity checks the argument count; hi < 0 means unbounded.
@@ -166,19 +161,6 @@ func (s *strictExpr) Eval(row []types.Value) (types.Value, error) {
 		return types.Null, nil
 	}
 	return v, nil
-}
-
-// stringFuncs builds the string functions.
-var stringFuncs = map[string]func(fn string, args []Expr) (Expr, error){
-	"UPPER":            caseFunc(strings.ToUpper),
-	"LOWER":            caseFunc(strings.ToLower),
-	"SUBSTRING":        newSubstring,
-	"SUBSTR":           newSubstring,
-	"CHAR_LENGTH":      newCharLength,
-	"CHARACTER_LENGTH": newCharLength,
-	"TRIM":             trimFunc(true, true),
-	"LTRIM":            trimFunc(true, false),
-	"RTRIM":            trimFunc(false, true),
 }
 
 // stringArgs checks that args[i] is a string for i in strs and an integer

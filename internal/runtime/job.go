@@ -440,7 +440,11 @@ func (j *Job) newOperator(st *subtask, k int, out *nodeOut) (Operator, error) {
 	oc := OpContext{NS: j.opts.ID + "/" + n.UID, KV: st.kv, Clock: j.env.Clock, MaxKeys: j.opts.CacheKeys, Out: out}
 	switch spec := n.Op.(type) {
 	case *jobgraph.Calc:
-		return &calcOp{c: spec, out: out}, nil
+		op := &calcOp{c: spec, out: out}
+		if in, ok := jobgraph.IsSource(n.Inputs[0].From); ok {
+			op.where = "input " + j.graph.Inputs[in].Table
+		}
+		return op, nil
 	case *jobgraph.Union:
 		return &unionOp{wm: newMinWatermark(len(n.Inputs)), out: out}, nil
 	case *jobgraph.Values:

@@ -12,10 +12,15 @@ import (
 type calcOp struct {
 	c   *jobgraph.Calc
 	out Output
+	// where prefixes evaluation errors ("input cat.db.t"), if set.
+	where string
 }
 
 func (o *calcOp) Process(_ int, row types.Row) error {
 	r, ok, err := applyCalc(o.c, row)
+	if err != nil && o.where != "" {
+		return fmt.Errorf("%s: %w", o.where, err)
+	}
 	if err != nil || !ok {
 		return err
 	}

@@ -116,23 +116,26 @@ type BinaryOp uint8
 
 // The infix operators. != is parsed as OpNe.
 const (
-	OpOr     BinaryOp = iota // OR
-	OpAnd                    // AND
-	OpEq                     // =
-	OpNe                     // <>
-	OpLt                     // <
-	OpLe                     // <=
-	OpGt                     // >
-	OpGe                     // >=
-	OpConcat                 // ||
-	OpAdd                    // +
-	OpSub                    // -
-	OpMul                    // *
-	OpDiv                    // /
-	OpMod                    // %
+	OpOr            BinaryOp = iota // OR
+	OpAnd                           // AND
+	OpEq                            // =
+	OpNe                            // <>
+	OpLt                            // <
+	OpLe                            // <=
+	OpGt                            // >
+	OpGe                            // >=
+	OpConcat                        // ||
+	OpAdd                           // +
+	OpSub                           // -
+	OpMul                           // *
+	OpDiv                           // /
+	OpMod                           // %
+	OpIsDistinct                    // IS DISTINCT FROM
+	OpIsNotDistinct                 // IS NOT DISTINCT FROM
 )
 
-var binaryOpText = [...]string{"OR", "AND", "=", "<>", "<", "<=", ">", ">=", "||", "+", "-", "*", "/", "%"}
+var binaryOpText = [...]string{"OR", "AND", "=", "<>", "<", "<=", ">", ">=", "||", "+", "-", "*", "/", "%",
+	"IS DISTINCT FROM", "IS NOT DISTINCT FROM"}
 
 // String returns the operator's SQL text.
 func (o BinaryOp) String() string {
@@ -160,10 +163,14 @@ type IsKind uint8
 
 // The IS predicates.
 const (
-	IsNull    IsKind = iota // IS NULL
-	IsTrue                  // IS TRUE
-	IsFalse                 // IS FALSE
-	IsUnknown               // IS UNKNOWN
+	IsNull       IsKind = iota // IS NULL
+	IsTrue                     // IS TRUE
+	IsFalse                    // IS FALSE
+	IsUnknown                  // IS UNKNOWN
+	IsJSON                     // IS JSON (VALUE)
+	IsJSONScalar               // IS JSON SCALAR
+	IsJSONArray                // IS JSON ARRAY
+	IsJSONObject               // IS JSON OBJECT
 )
 
 // String returns the SQL text after IS [NOT].
@@ -177,11 +184,19 @@ func (k IsKind) String() string {
 		return "FALSE"
 	case IsUnknown:
 		return "UNKNOWN"
+	case IsJSON:
+		return "JSON"
+	case IsJSONScalar:
+		return "JSON SCALAR"
+	case IsJSONArray:
+		return "JSON ARRAY"
+	case IsJSONObject:
+		return "JSON OBJECT"
 	}
 	return "?"
 }
 
-// Is is X IS [NOT] NULL|TRUE|FALSE|UNKNOWN.
+// Is is X IS [NOT] NULL|TRUE|FALSE|UNKNOWN|JSON [VALUE|SCALAR|ARRAY|OBJECT].
 type Is struct {
 	X     Expr
 	Not   bool
@@ -275,6 +290,47 @@ type FuncCall struct {
 // Pos returns the position of the name.
 func (f *FuncCall) Pos() sqlerr.Pos { return f.Name.Pos() }
 
+// TimeUnitArg is a time unit written as a function argument:
+// TIMESTAMPADD(DAY, 1, ts), TIMESTAMPDIFF(HOUR, a, b) and the unit of
+// FLOOR(ts TO HOUR) / CEIL(ts TO HOUR), whose FuncCall holds it as the
+// second argument.
+type TimeUnitArg struct {
+	Loc
+	Unit TimeUnit
+}
+
+// JSONOn is an ON EMPTY or ON ERROR clause of JSON_VALUE, JSON_QUERY or
+// JSON_EXISTS.
+type JSONOn struct {
+	// Kind is NULL, ERROR or DEFAULT (JSON_VALUE); NULL, ERROR, EMPTY
+	// ARRAY or EMPTY OBJECT (JSON_QUERY); TRUE, FALSE, UNKNOWN or ERROR
+	// (JSON_EXISTS).
+	Kind    string
+	Default Expr // for DEFAULT
+}
+
+// JSONCall is a JSON function with SQL/JSON clauses:
+//
+//	JSON_VALUE(x, path [RETURNING type] [{NULL | ERROR | DEFAULT e} ON EMPTY] [... ON ERROR])
+//	JSON_QUERY(x, path [RETURNING type] [wrapper WRAPPER] [... ON EMPTY] [... ON ERROR])
+//	JSON_EXISTS(x, path [{TRUE | FALSE | UNKNOWN | ERROR} ON ERROR])
+//	JSON_OBJECT([KEY] k VALUE v, ... [{NULL | ABSENT} ON NULL])
+//	JSON_ARRAY(v, ... [{NULL | ABSENT} ON NULL])
+type JSONCall struct {
+	Loc
+	Func string // JSON_VALUE, JSON_QUERY, JSON_EXISTS, JSON_OBJECT or JSON_ARRAY
+	// Args are x and path for JSON_VALUE, keys and values alternately for
+	// JSON_OBJECT, the values for JSON_ARRAY.
+	Args      []Expr
+	Returning *TypeName
+	// Wrapper is "", "WITHOUT ARRAY", "WITH CONDITIONAL ARRAY" or "WITH
+	// UNCONDITIONAL ARRAY" (JSON_QUERY).
+	Wrapper          string
+	OnEmpty, OnError *JSONOn
+	// OnNull is "", "NULL" or "ABSENT".
+	OnNull string
+}
+
 // Extract is EXTRACT(unit FROM X).
 type Extract struct {
 	Loc
@@ -328,6 +384,8 @@ func (*Cast) exprNode()        {}
 func (*Case) exprNode()        {}
 func (*FuncCall) exprNode()    {}
 func (*Extract) exprNode()     {}
+func (*TimeUnitArg) exprNode() {}
+func (*JSONCall) exprNode()    {}
 func (*RowExpr) exprNode()     {}
 func (*ArrayExpr) exprNode()   {}
 func (*MapExpr) exprNode()     {}

@@ -223,6 +223,12 @@ func (p *printer) otherStmt(s Statement) {
 			p.WriteString("EXTENDED ")
 		}
 		p.WriteString(n.Name.String())
+	case *DescribeFunction:
+		p.WriteString("DESCRIBE FUNCTION ")
+		if n.Extended {
+			p.WriteString("EXTENDED ")
+		}
+		p.WriteString(n.Name.String())
 	case *Explain:
 		p.WriteString("EXPLAIN ")
 		if len(n.Details) > 0 {

@@ -187,6 +187,10 @@ func (p *printer) primary(e Expr) {
 		p.WriteString(" END")
 	case *FuncCall:
 		p.funcCall(n)
+	case *TimeUnitArg:
+		p.WriteString(string(n.Unit))
+	case *JSONCall:
+		p.jsonCall(n)
 	case *Extract:
 		p.ws("EXTRACT(", string(n.Unit), " FROM ")
 		p.expr(n.X)
@@ -235,6 +239,10 @@ func (p *printer) funcCall(f *FuncCall) {
 		p.WriteString(f.Name.String())
 	}
 	p.WriteString("(")
+	if p.specialArgs(f) {
+		p.WriteString(")")
+		return
+	}
 	switch {
 	case f.Star:
 		p.WriteString("*")
@@ -250,4 +258,71 @@ func (p *printer) funcCall(f *FuncCall) {
 		p.expr(f.Filter)
 		p.WriteString(")")
 	}
+}
+
+// specialArgs prints the arguments of the functions with keyword syntax:
+// POSITION(a IN b), FLOOR(x TO unit), CEIL(x TO unit).
+func (p *printer) specialArgs(f *FuncCall) bool {
+	if len(f.Name.Parts) != 1 || len(f.Args) != 2 {
+		return false
+	}
+	switch upper(f.Name.Parts[0].Name) {
+	case "POSITION":
+		p.expr(f.Args[0])
+		p.WriteString(" IN ")
+		p.expr(f.Args[1])
+		return true
+	case "FLOOR", "CEIL", "CEILING":
+		if u, ok := f.Args[1].(*TimeUnitArg); ok {
+			p.expr(f.Args[0])
+			p.ws(" TO ", string(u.Unit))
+			return true
+		}
+	}
+	return false
+}
+
+func (p *printer) jsonCall(n *JSONCall) {
+	p.ws(n.Func, "(")
+	switch n.Func {
+	case "JSON_OBJECT":
+		for i := 0; i+1 < len(n.Args); i += 2 {
+			if i > 0 {
+				p.WriteString(", ")
+			}
+			p.WriteString("KEY ")
+			p.expr(n.Args[i])
+			p.WriteString(" VALUE ")
+			p.expr(n.Args[i+1])
+		}
+	default:
+		p.exprList(n.Args)
+	}
+	if n.Returning != nil {
+		p.ws(" RETURNING ", n.Returning.Text)
+	}
+	if n.Wrapper != "" {
+		p.ws(" ", n.Wrapper, " WRAPPER")
+	}
+	for _, on := range []struct {
+		c    *JSONOn
+		what string
+	}{{n.OnEmpty, "EMPTY"}, {n.OnError, "ERROR"}} {
+		if on.c == nil {
+			continue
+		}
+		p.ws(" ", on.c.Kind)
+		if on.c.Default != nil {
+			p.WriteString(" ")
+			p.expr(on.c.Default)
+		}
+		p.ws(" ON ", on.what)
+	}
+	if n.OnNull != "" {
+		if len(n.Args) > 0 {
+			p.WriteString(" ")
+		}
+		p.ws(n.OnNull, " ON NULL")
+	}
+	p.WriteString(")")
 }

@@ -50,6 +50,7 @@ const (
 	ShowViews                           // SHOW VIEWS
 	ShowCurrentCatalog                  // SHOW CURRENT CATALOG
 	ShowCurrentDatabase                 // SHOW CURRENT DATABASE
+	ShowUserFunctions                   // SHOW USER FUNCTIONS
 )
 
 // String returns the SQL text after SHOW, e.g. "CURRENT CATALOG".
@@ -69,6 +70,8 @@ func (k ShowKind) String() string {
 		return "CURRENT CATALOG"
 	case ShowCurrentDatabase:
 		return "CURRENT DATABASE"
+	case ShowUserFunctions:
+		return "USER FUNCTIONS"
 	}
 	return "?"
 }
@@ -84,6 +87,13 @@ type Show struct {
 type ShowCreateTable struct {
 	Loc
 	Name *ObjectName
+}
+
+// DescribeFunction is DESCRIBE FUNCTION [EXTENDED] name.
+type DescribeFunction struct {
+	Loc
+	Extended bool
+	Name     *ObjectName
 }
 
 // Describe is DESCRIBE name or DESC name.
@@ -111,13 +121,14 @@ type AddJar struct {
 	Path *StringLit
 }
 
-func (*Insert) stmtNode()          {}
-func (*Set) stmtNode()             {}
-func (*Reset) stmtNode()           {}
-func (*UseCatalog) stmtNode()      {}
-func (*UseDatabase) stmtNode()     {}
-func (*Show) stmtNode()            {}
-func (*ShowCreateTable) stmtNode() {}
-func (*Describe) stmtNode()        {}
-func (*Explain) stmtNode()         {}
-func (*AddJar) stmtNode()          {}
+func (*Insert) stmtNode()           {}
+func (*Set) stmtNode()              {}
+func (*Reset) stmtNode()            {}
+func (*UseCatalog) stmtNode()       {}
+func (*UseDatabase) stmtNode()      {}
+func (*Show) stmtNode()             {}
+func (*ShowCreateTable) stmtNode()  {}
+func (*Describe) stmtNode()         {}
+func (*DescribeFunction) stmtNode() {}
+func (*Explain) stmtNode()          {}
+func (*AddJar) stmtNode()           {}

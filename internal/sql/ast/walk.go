@@ -73,7 +73,7 @@ func walkChildren(v Visitor, node Node) {
 	switch n := node.(type) {
 	// Names and leaves.
 	case *Ident, *StringLit, *TypeName, *NumericLit, *BoolLit, *NullLit,
-		*TypedLit, *IntervalLit, *Default, *Show:
+		*TypedLit, *IntervalLit, *Default, *Show, *TimeUnitArg:
 	case *ObjectName:
 		walkList(v, n.Parts)
 	case *Option:
@@ -144,6 +144,8 @@ func walkChildren(v Visitor, node Node) {
 	case *ShowCreateTable:
 		walk(v, n.Name)
 	case *Describe:
+		walk(v, n.Name)
+	case *DescribeFunction:
 		walk(v, n.Name)
 	case *Explain:
 		walk(v, n.Statement)
@@ -252,6 +254,14 @@ func walkChildren(v Visitor, node Node) {
 		walk(v, n.Filter)
 	case *Extract:
 		walk(v, n.X)
+	case *JSONCall:
+		walkList(v, n.Args)
+		walk(v, n.Returning)
+		for _, on := range []*JSONOn{n.OnEmpty, n.OnError} {
+			if on != nil && on.Default != nil {
+				walk(v, on.Default)
+			}
+		}
 	case *RowExpr:
 		walkList(v, n.Values)
 	case *ArrayExpr:

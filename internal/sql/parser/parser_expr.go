@@ -106,11 +106,32 @@ func (p *parser) comparison() ast.Expr {
 	}
 }
 
-// is parses IS [NOT] NULL|TRUE|FALSE|UNKNOWN after x.
+// is parses IS [NOT] NULL|TRUE|FALSE|UNKNOWN|JSON [kind] and IS [NOT]
+// DISTINCT FROM y after x.
 func (p *parser) is(x ast.Expr) ast.Expr {
 	t := p.next()
 	e := &ast.Is{X: x, IsPos: t.pos, Not: p.acceptKw("NOT")}
-	k := p.tok()
+	switch {
+	case p.acceptKw("DISTINCT"):
+		p.wantKw("FROM")
+		op := ast.OpIsDistinct
+		if e.Not {
+			op = ast.OpIsNotDistinct
+		}
+		return &ast.Binary{Op: op, X: x, Y: p.concat(), OpPos: t.pos}
+	case p.acceptKw("JSON"):
+		e.What = ast.IsJSON
+		switch {
+		case p.acceptKw("VALUE"):
+		case p.acceptKw("SCALAR"):
+			e.What = ast.IsJSONScalar
+		case p.acceptKw("ARRAY"):
+			e.What = ast.IsJSONArray
+		case p.acceptKw("OBJECT"):
+			e.What = ast.IsJSONObject
+		}
+		return e
+	}
 	switch {
 	case p.acceptKw("NULL"):
 		e.What = ast.IsNull
@@ -120,8 +141,6 @@ func (p *parser) is(x ast.Expr) ast.Expr {
 		e.What = ast.IsFalse
 	case p.acceptKw("UNKNOWN"):
 		e.What = ast.IsUnknown
-	case k.is("DISTINCT"):
-		p.unsupported(k.pos, "", "IS [NOT] DISTINCT FROM is not supported")
 	default:
 		p.unexpected()
 	}
@@ -357,8 +376,20 @@ func (p *parser) nameExpr() ast.Expr {
 
 // funcCall parses (args) after a function name.
 func (p *parser) funcCall(name *ast.ObjectName) ast.Expr {
+	if len(name.Parts) == 1 {
+		switch fn := strings.ToUpper(name.Parts[0].Name); fn {
+		case "JSON_VALUE", "JSON_QUERY", "JSON_EXISTS", "JSON_OBJECT", "JSON_ARRAY":
+			return p.jsonCall(name, fn)
+		}
+	}
 	p.want(tLParen)
 	f := &ast.FuncCall{Name: name}
+	if len(name.Parts) == 1 && p.tok().kind != tRParen {
+		if p.specialCall(f, strings.ToUpper(name.Parts[0].Name)) {
+			p.want(tRParen)
+			return f
+		}
+	}
 	switch {
 	case p.accept(tRParen):
 	case p.tok().kind == tStar && p.peek(1).kind == tRParen:
@@ -437,4 +468,243 @@ func (p *parser) extract() ast.Expr {
 	e.X = p.expr()
 	p.want(tRParen)
 	return e
+}
+
+// timeUnits are the units of TIMESTAMPADD, TIMESTAMPDIFF and
+// FLOOR/CEIL(x TO unit).
+var timeUnits = map[string]bool{
+	"MILLENNIUM": true, "CENTURY": true, "DECADE": true, "YEAR": true, "QUARTER": true, "MONTH": true,
+	"WEEK": true, "DAY": true, "HOUR": true, "MINUTE": true, "SECOND": true, "MILLISECOND": true,
+	"MICROSECOND": true, "NANOSECOND": true,
+	"SQL_TSI_YEAR": true, "SQL_TSI_QUARTER": true, "SQL_TSI_MONTH": true, "SQL_TSI_WEEK": true,
+	"SQL_TSI_DAY": true, "SQL_TSI_HOUR": true, "SQL_TSI_MINUTE": true, "SQL_TSI_SECOND": true,
+}
+
+// timeUnit parses a time unit argument.
+func (p *parser) timeUnit() *ast.TimeUnitArg {
+	u := p.tok()
+	if u.kind != tWord || !timeUnits[u.val] {
+		p.expect("a time unit")
+		p.unexpectedAs("a time unit", "write a unit such as DAY, HOUR or MONTH")
+	}
+	p.next()
+	return &ast.TimeUnitArg{Loc: at(u.pos), Unit: ast.TimeUnit(strings.TrimPrefix(u.val, "SQL_TSI_"))}
+}
+
+// specialCall parses the arguments of the functions with keyword syntax
+// into f.Args, after '(' and before ')'; false when fn has none:
+//
+//	POSITION(a IN b)                         POSITION(a, b)
+//	TRIM([BOTH|LEADING|TRAILING] [c] FROM s)  TRIM(s, c), LTRIM(s, c), RTRIM(s, c)
+//	SUBSTRING(s FROM i [FOR n])              SUBSTRING(s, i, n)
+//	OVERLAY(s PLACING r FROM i [FOR n])      OVERLAY(s, r, i, n)
+//	TIMESTAMPADD(unit, n, t)                 first argument a TimeUnitArg
+//	FLOOR(t TO unit), CEIL(t TO unit)        FLOOR(t, unit) with a TimeUnitArg
+func (p *parser) specialCall(f *ast.FuncCall, fn string) bool {
+	switch fn {
+	case "TIMESTAMPADD", "TIMESTAMPDIFF":
+		if t := p.tok(); t.kind == tWord && timeUnits[t.val] && p.peek(1).kind == tComma {
+			f.Args = []ast.Expr{p.timeUnit()}
+			p.want(tComma)
+			f.Args = append(f.Args, p.exprList()...)
+			return true
+		}
+		return false
+	case "TRIM":
+		t := p.tok()
+		side := ""
+		for _, kw := range []string{"BOTH", "LEADING", "TRAILING"} {
+			if p.acceptKw(kw) {
+				side = kw
+			}
+		}
+		var chars, s ast.Expr
+		if p.acceptKw("FROM") {
+			s = p.expr()
+		} else {
+			if side == "" && p.peek(0).kind != tEOF {
+				x := p.expr()
+				if !p.acceptKw("FROM") {
+					f.Args = append([]ast.Expr{x}, p.restArgs()...)
+					return true
+				}
+				chars, s = x, p.expr()
+			} else {
+				chars = p.expr()
+				p.wantKw("FROM")
+				s = p.expr()
+			}
+		}
+		switch side {
+		case "LEADING":
+			f.Name = &ast.ObjectName{Parts: []*ast.Ident{{Loc: at(f.Name.Pos()), Name: "LTRIM"}}}
+		case "TRAILING":
+			f.Name = &ast.ObjectName{Parts: []*ast.Ident{{Loc: at(f.Name.Pos()), Name: "RTRIM"}}}
+		}
+		_ = t
+		f.Args = []ast.Expr{s}
+		if chars != nil {
+			f.Args = append(f.Args, chars)
+		}
+		return true
+	case "POSITION", "SUBSTRING", "OVERLAY", "FLOOR", "CEIL", "CEILING":
+	default:
+		return false
+	}
+	if fn == "POSITION" {
+		// a IN b: parse a below the comparison level so IN is not taken
+		// as the IN predicate.
+		a := p.concat()
+		if p.acceptKw("IN") {
+			f.Args = []ast.Expr{a, p.expr()}
+			return true
+		}
+		f.Args = append([]ast.Expr{a}, p.restArgs()...)
+		return true
+	}
+	x := p.expr()
+	f.Args = []ast.Expr{x}
+	switch {
+	case (fn == "FLOOR" || fn == "CEIL" || fn == "CEILING") && p.acceptKw("TO"):
+		f.Args = append(f.Args, p.timeUnit())
+	case fn == "SUBSTRING" && p.acceptKw("FROM"):
+		f.Args = append(f.Args, p.expr())
+		if p.acceptKw("FOR") {
+			f.Args = append(f.Args, p.expr())
+		}
+	case fn == "OVERLAY" && p.acceptKw("PLACING"):
+		f.Args = append(f.Args, p.expr())
+		p.wantKw("FROM")
+		f.Args = append(f.Args, p.expr())
+		if p.acceptKw("FOR") {
+			f.Args = append(f.Args, p.expr())
+		}
+	default:
+		f.Args = append(f.Args, p.restArgs()...)
+	}
+	return true
+}
+
+// restArgs parses {, expr} up to the closing parenthesis.
+func (p *parser) restArgs() []ast.Expr {
+	var out []ast.Expr
+	for p.accept(tComma) {
+		out = append(out, p.expr())
+	}
+	return out
+}
+
+// jsonCall parses JSON_VALUE, JSON_OBJECT and JSON_ARRAY with their
+// SQL/JSON clauses.
+func (p *parser) jsonCall(name *ast.ObjectName, fn string) ast.Expr {
+	p.want(tLParen)
+	j := &ast.JSONCall{Loc: at(name.Pos()), Func: fn}
+	switch fn {
+	case "JSON_VALUE", "JSON_QUERY", "JSON_EXISTS":
+		j.Args = []ast.Expr{p.expr()}
+		p.want(tComma)
+		j.Args = append(j.Args, p.expr())
+		if fn != "JSON_EXISTS" && p.acceptKw("RETURNING") {
+			j.Returning = p.typeName()
+		}
+		if fn == "JSON_QUERY" {
+			p.jsonWrapper(j)
+		}
+		for j.OnEmpty == nil || j.OnError == nil {
+			on := p.jsonOnKind(fn)
+			if on == nil {
+				break
+			}
+			p.wantKw("ON")
+			switch {
+			case fn != "JSON_EXISTS" && j.OnEmpty == nil && j.OnError == nil && p.acceptKw("EMPTY"):
+				j.OnEmpty = on
+			case j.OnError == nil && p.acceptKw("ERROR"):
+				j.OnError = on
+			default:
+				p.unexpected()
+			}
+		}
+	case "JSON_OBJECT":
+		for p.tok().kind != tRParen && !p.jsonOnNull(j) {
+			if len(j.Args) > 0 {
+				p.want(tComma)
+			}
+			p.acceptKw("KEY")
+			j.Args = append(j.Args, p.concat())
+			p.wantKw("VALUE")
+			j.Args = append(j.Args, p.expr())
+		}
+	default:
+		for p.tok().kind != tRParen && !p.jsonOnNull(j) {
+			if len(j.Args) > 0 {
+				p.want(tComma)
+			}
+			j.Args = append(j.Args, p.expr())
+		}
+	}
+	p.want(tRParen)
+	return j
+}
+
+// jsonOnNull parses {NULL | ABSENT} ON NULL.
+func (p *parser) jsonOnNull(j *ast.JSONCall) bool {
+	t := p.tok()
+	if !(t.is("NULL") || t.is("ABSENT")) || !p.peek(1).is("ON") {
+		return false
+	}
+	p.next()
+	p.next()
+	p.wantKw("NULL")
+	j.OnNull = t.val
+	return true
+}
+
+// jsonWrapper parses {WITHOUT [ARRAY] | WITH [CONDITIONAL | UNCONDITIONAL]
+// [ARRAY]} WRAPPER.
+func (p *parser) jsonWrapper(j *ast.JSONCall) {
+	switch {
+	case p.acceptKw("WITHOUT"):
+		j.Wrapper = "WITHOUT ARRAY"
+	case p.acceptKw("WITH"):
+		j.Wrapper = "WITH UNCONDITIONAL ARRAY"
+		if p.acceptKw("CONDITIONAL") {
+			j.Wrapper = "WITH CONDITIONAL ARRAY"
+		} else {
+			p.acceptKw("UNCONDITIONAL")
+		}
+	default:
+		return
+	}
+	p.acceptKw("ARRAY")
+	p.wantKw("WRAPPER")
+}
+
+// jsonOnKind parses the behaviour before ON EMPTY / ON ERROR; nil when
+// there is none.
+func (p *parser) jsonOnKind(fn string) *ast.JSONOn {
+	if !p.peek(1).is("ON") && !(p.isKw("EMPTY") || p.isKw("DEFAULT")) {
+		return nil
+	}
+	on := &ast.JSONOn{}
+	switch {
+	case p.acceptKw("ERROR"):
+		on.Kind = "ERROR"
+	case fn != "JSON_EXISTS" && p.acceptKw("NULL"):
+		on.Kind = "NULL"
+	case fn == "JSON_VALUE" && p.acceptKw("DEFAULT"):
+		on.Kind, on.Default = "DEFAULT", p.concat()
+	case fn == "JSON_QUERY" && p.acceptKw("EMPTY"):
+		on.Kind = "EMPTY ARRAY"
+		if p.acceptKw("OBJECT") {
+			on.Kind = "EMPTY OBJECT"
+		} else {
+			p.wantKw("ARRAY")
+		}
+	case fn == "JSON_EXISTS" && (p.isKw("TRUE") || p.isKw("FALSE") || p.isKw("UNKNOWN")):
+		on.Kind = p.next().val
+	default:
+		return nil
+	}
+	return on
 }

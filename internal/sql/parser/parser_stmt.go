@@ -37,6 +37,12 @@ func (p *parser) statement() ast.Statement {
 		return p.show()
 	case t.is("DESCRIBE"), t.is("DESC"):
 		p.next()
+		if p.isKw("FUNCTION") && p.peek(1).kind != tEOF && p.peek(1).kind != tSemi {
+			p.next()
+			d := &ast.DescribeFunction{Loc: at(t.pos), Extended: p.acceptKw("EXTENDED")}
+			d.Name = p.functionName()
+			return d
+		}
 		d := &ast.Describe{Loc: at(t.pos)}
 		if p.isKw("EXTENDED") && p.peek(1).kind != tEOF && p.peek(1).kind != tSemi {
 			p.next()
@@ -130,6 +136,9 @@ func (p *parser) show() ast.Statement {
 		s.What = ast.ShowFunctions
 	case p.acceptKw("VIEWS"):
 		s.What = ast.ShowViews
+	case p.acceptKw("USER"):
+		p.wantKw("FUNCTIONS")
+		s.What = ast.ShowUserFunctions
 	case p.acceptKw("CURRENT"):
 		if p.acceptKw("CATALOG") {
 			s.What = ast.ShowCurrentCatalog

@@ -3,6 +3,7 @@ package plan
 import (
 	"errors"
 	"strings"
+	"time"
 
 	"github.com/eddy-sql/eddy/internal/expr"
 	"github.com/eddy-sql/eddy/internal/sql/ast"
@@ -33,6 +34,25 @@ var binaryOps = map[ast.BinaryOp]string{
 	ast.OpOr: "OR", ast.OpAnd: "AND", ast.OpEq: "=", ast.OpNe: "<>", ast.OpLt: "<", ast.OpLe: "<=",
 	ast.OpGt: ">", ast.OpGe: ">=", ast.OpConcat: "||", ast.OpAdd: "+", ast.OpSub: "-",
 	ast.OpMul: "*", ast.OpDiv: "/", ast.OpMod: "%",
+	ast.OpIsDistinct: "IS DISTINCT FROM", ast.OpIsNotDistinct: "IS NOT DISTINCT FROM",
+}
+
+// isJSONKinds maps the IS JSON predicates to their JSON kind.
+var isJSONKinds = map[ast.IsKind]string{
+	ast.IsJSON: "VALUE", ast.IsJSONScalar: "SCALAR", ast.IsJSONArray: "ARRAY", ast.IsJSONObject: "OBJECT",
+}
+
+// exprEnv returns what function calls need from the statement. A planner
+// injects its clock by setting scope.env (for Flink's streaming semantics,
+// a clock read per row). Without one, the current-time functions see the
+// time the scope first bound one, which is the statement's planning time
+// (Flink's batch semantics); evaluation never reads the system clock.
+func (s *scope) exprEnv() expr.Env {
+	if s.env.Now == nil {
+		start := time.Now().UnixNano()
+		s.env.Now = func() int64 { return start }
+	}
+	return s.env
 }
 
 // bindExpr type-checks an AST expression against sc.
@@ -52,6 +72,9 @@ func bindExpr(e ast.Expr, sc *scope) (expr.Expr, error) {
 	case *ast.ColumnRef:
 		i, err := sc.resolve(n)
 		if err != nil {
+			if x, ferr := bindFieldAccess(n, sc); x != nil || ferr != nil {
+				return x, ferr
+			}
 			if sc.grouped != nil {
 				if _, inner := sc.grouped.resolve(n); inner == nil {
 					return nil, errAt(n.Pos(), sqlerr.InvalidArgument, "Expression '%s' is not being grouped", ast.Format(n)).
@@ -127,6 +150,10 @@ func bindExpr(e ast.Expr, sc *scope) (expr.Expr, error) {
 		if err != nil {
 			return nil, err
 		}
+		if kind, ok := isJSONKinds[n.What]; ok {
+			r, err := expr.IsJSON(x, kind, n.Not)
+			return r, positioned(err, n.IsPos, sqlerr.TypeMismatch)
+		}
 		op := "IS "
 		if n.Not {
 			op += "NOT "
@@ -159,6 +186,13 @@ func bindExpr(e ast.Expr, sc *scope) (expr.Expr, error) {
 		p, err := bindExpr(n.Pattern, sc)
 		if err != nil {
 			return nil, err
+		}
+		if n.Escape != nil {
+			// The matcher has '\' built in as the escape character.
+			if e, ok := n.Escape.(*ast.StringLit); !ok || e.Value != `\` {
+				return nil, errAt(n.Escape.Pos(), sqlerr.Unsupported, "ESCAPE %s is not supported", ast.Format(n.Escape)).
+					WithHint("only ESCAPE '\\' is supported; write the escape character as \\ in the pattern")
+			}
 		}
 		op := "LIKE"
 		if n.Not {
@@ -211,11 +245,39 @@ func bindExpr(e ast.Expr, sc *scope) (expr.Expr, error) {
 			return nil, err
 		}
 		name := strings.ToUpper(n.Name.Last().Name)
-		r, err := expr.Call(name, args...)
+		r, err := expr.CallEnv(sc.exprEnv(), name, args...)
 		if err != nil {
 			return nil, positioned(err, n.Pos(), sqlerr.UnknownFunction)
 		}
 		return r, nil
+	case *ast.TimeUnitArg:
+		v, t := expr.StringLiteral(string(n.Unit))
+		return lit(v, t, n.Pos())
+	case *ast.Extract:
+		x, err := bindExpr(n.X, sc)
+		if err != nil {
+			return nil, err
+		}
+		v, t := expr.StringLiteral(string(n.Unit))
+		u, err := lit(v, t, n.Pos())
+		if err != nil {
+			return nil, err
+		}
+		r, err := expr.Call("EXTRACT", u, x)
+		return r, positioned(err, n.Pos(), sqlerr.TypeMismatch)
+	case *ast.Subscript:
+		x, err := bindExpr(n.X, sc)
+		if err != nil {
+			return nil, err
+		}
+		i, err := bindExpr(n.Index, sc)
+		if err != nil {
+			return nil, err
+		}
+		r, err := expr.Subscript(x, i)
+		return r, positioned(err, n.Lbrack, sqlerr.TypeMismatch)
+	case *ast.JSONCall:
+		return bindJSONCall(n, sc)
 	case *ast.RowExpr:
 		fields, err := bindList(n.Values, sc)
 		if err != nil {
@@ -284,4 +346,86 @@ func castTo(e expr.Expr, t types.Type, pos sqlerr.Pos, what string) (expr.Expr, 
 	}
 	r, err := expr.Cast(e, t, false)
 	return r, positioned(err, pos, sqlerr.TypeMismatch)
+}
+
+// bindJSONCall binds JSON_VALUE, JSON_OBJECT and JSON_ARRAY with their
+// clauses.
+func bindJSONCall(n *ast.JSONCall, sc *scope) (expr.Expr, error) {
+	args, err := bindList(n.Args, sc)
+	if err != nil {
+		return nil, err
+	}
+	var r expr.Expr
+	switch n.Func {
+	case "JSON_OBJECT":
+		r, err = expr.JSONObject(args, n.OnNull == "ABSENT")
+	case "JSON_ARRAY":
+		r, err = expr.JSONArray(args, n.OnNull != "NULL")
+	case "JSON_EXISTS":
+		onError := ""
+		if n.OnError != nil {
+			onError = n.OnError.Kind
+		}
+		r, err = expr.JSONExists(args[0], args[1], onError)
+	case "JSON_QUERY":
+		opts := &expr.JSONQueryOptions{Wrapper: strings.TrimSuffix(strings.TrimPrefix(strings.TrimPrefix(n.Wrapper, "WITH "), "WITHOUT"), " ARRAY")}
+		if n.Returning != nil {
+			t := n.Returning.Type
+			opts.Returning = &t
+		}
+		if n.OnEmpty != nil {
+			opts.OnEmpty = n.OnEmpty.Kind
+		}
+		if n.OnError != nil {
+			opts.OnError = n.OnError.Kind
+		}
+		r, err = expr.JSONQuery(args[0], args[1], opts)
+	default:
+		opts := &expr.JSONValueOptions{}
+		if n.Returning != nil {
+			t := n.Returning.Type
+			opts.Returning = &t
+		}
+		for _, on := range []struct {
+			in  *ast.JSONOn
+			out *expr.JSONOnClause
+		}{{n.OnEmpty, &opts.OnEmpty}, {n.OnError, &opts.OnError}} {
+			if on.in == nil {
+				continue
+			}
+			on.out.Error = on.in.Kind == "ERROR"
+			if on.in.Default != nil {
+				if on.out.Default, err = bindExpr(on.in.Default, sc); err != nil {
+					return nil, err
+				}
+			}
+		}
+		r, err = expr.JSONValue(args[0], args[1], opts)
+	}
+	return r, positioned(err, n.Pos(), sqlerr.TypeMismatch)
+}
+
+// bindFieldAccess binds col.field, t.col.field and deeper paths into ROW
+// columns: the longest prefix of the name that is a column, then one field
+// per remaining part. It returns nil, nil when no prefix is a ROW column.
+func bindFieldAccess(n *ast.ColumnRef, sc *scope) (expr.Expr, error) {
+	for k := len(n.Parts) - 1; k >= 1; k-- {
+		prefix := &ast.ColumnRef{Parts: n.Parts[:k]}
+		i, err := sc.resolve(prefix)
+		if err != nil || sc.cols[i].typ.ID != types.TypeRow {
+			continue
+		}
+		c := sc.cols[i]
+		x, err := expr.Col(i, c.name, c.typ)
+		if err != nil {
+			return nil, positioned(err, n.Pos(), sqlerr.Internal)
+		}
+		for _, part := range n.Parts[k:] {
+			if x, err = expr.Field(x, part.Name); err != nil {
+				return nil, positioned(err, part.Pos(), sqlerr.UnknownColumn)
+			}
+		}
+		return x, nil
+	}
+	return nil, nil
 }

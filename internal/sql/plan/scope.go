@@ -3,6 +3,7 @@ package plan
 import (
 	"strings"
 
+	"github.com/eddy-sql/eddy/internal/expr"
 	"github.com/eddy-sql/eddy/internal/sql/ast"
 	"github.com/eddy-sql/eddy/internal/sqlerr"
 	"github.com/eddy-sql/eddy/types"
@@ -25,6 +26,9 @@ type scope struct {
 	// grouped is the scope before a GROUP BY, to tell a column that is
 	// not grouped from an unknown one.
 	grouped *scope
+	// env is what function calls need from the statement (the clock of
+	// CURRENT_TIMESTAMP, ...); zero uses defaultExprEnv.
+	env expr.Env
 }
 
 func scopeOf(s *types.Schema, qualifier string) *scope {
