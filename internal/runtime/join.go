@@ -45,6 +45,7 @@ type joinOp struct {
 	arena   []types.Value // output rows are carved from it
 	encBuf  []byte
 	rowBuf  []byte
+	slab    []joinKeyRows // new cache entries are carved from it
 }
 
 // joinSide is one side's state.
@@ -58,7 +59,10 @@ type joinSide struct {
 
 // joinKeyRows is the state of one join key of one side.
 type joinKeyRows struct {
-	rows  []joinRow
+	key  string
+	rows []joinRow
+	// one holds the first row of a key without another allocation.
+	one   [1]joinRow
 	dirty bool
 }
 
@@ -69,6 +73,9 @@ type joinRow struct {
 	count int64
 	assoc int64
 }
+
+// joinSlab is the number of cache entries allocated at once.
+const joinSlab = 64
 
 // joinArena is the number of values of an output arena chunk.
 const joinArena = 256
@@ -204,7 +211,7 @@ func (j *joinOp) process(in int, key []byte, hasKey bool, row types.Row) error {
 			}
 			if otherOuter {
 				o.assoc++
-				j.markDirty(other, theirs, key)
+				j.markDirty(other, theirs)
 			}
 			matches += o.count
 		}
@@ -213,10 +220,10 @@ func (j *joinOp) process(in int, key []byte, hasKey bool, row types.Row) error {
 				return err
 			}
 		}
-		j.add(in, mine, key, row.Values, matches)
+		j.add(in, mine, row.Values, matches)
 		return nil
 	}
-	j.retract(in, mine, key, row.Values)
+	j.retract(in, mine, row.Values)
 	matched := false
 	for i := range theirs.rows {
 		o := &theirs.rows[i]
@@ -244,7 +251,7 @@ func (j *joinOp) process(in int, key []byte, hasKey bool, row types.Row) error {
 		}
 		if otherOuter && o.assoc > 0 {
 			o.assoc--
-			j.markDirty(other, theirs, key)
+			j.markDirty(other, theirs)
 		}
 	}
 	if !matched && inOuter {
@@ -287,9 +294,9 @@ func (j *joinOp) semiLeft(key []byte, hasKey bool, row types.Row) error {
 		return nil
 	}
 	if row.Kind.IsRetraction() {
-		j.retract(0, mine, key, row.Values)
+		j.retract(0, mine, row.Values)
 	} else {
-		j.add(0, mine, key, row.Values, matches)
+		j.add(0, mine, row.Values, matches)
 	}
 	return nil
 }
@@ -311,9 +318,9 @@ func (j *joinOp) semiRight(key []byte, hasKey bool, row types.Row) error {
 	}
 	acc := !row.Kind.IsRetraction()
 	if acc {
-		j.add(1, mine, key, row.Values, 0)
+		j.add(1, mine, row.Values, 0)
 	} else {
-		j.retract(1, mine, key, row.Values)
+		j.retract(1, mine, row.Values)
 	}
 	for i := range theirs.rows {
 		l := &theirs.rows[i]
@@ -344,7 +351,7 @@ func (j *joinOp) semiRight(key []byte, hasKey bool, row types.Row) error {
 		} else if l.assoc > 0 {
 			l.assoc--
 		}
-		j.markDirty(0, theirs, key)
+		j.markDirty(0, theirs)
 	}
 	return nil
 }
@@ -405,7 +412,13 @@ func (j *joinOp) lookup(s int, key []byte) (*joinKeyRows, error) {
 	if e := side.cache[string(key)]; e != nil {
 		return e, nil
 	}
-	e := &joinKeyRows{}
+	if len(j.slab) == 0 {
+		j.slab = make([]joinKeyRows, joinSlab)
+	}
+	e := &j.slab[0]
+	j.slab = j.slab[1:]
+	e.key = string(key)
+	e.rows = e.one[:0]
 	b, ok, err := j.kv.Get(j.ns, side.name, key)
 	if err != nil {
 		return nil, fmt.Errorf("reading join state: %w", err)
@@ -415,13 +428,13 @@ func (j *joinOp) lookup(s int, key []byte) (*joinKeyRows, error) {
 			return nil, fmt.Errorf("decoding join state: %w", err)
 		}
 	}
-	side.cache[string(key)] = e
+	side.cache[e.key] = e
 	return e, nil
 }
 
 // add stores one occurrence of vals with assoc matches.
-func (j *joinOp) add(s int, e *joinKeyRows, key []byte, vals []types.Value, assoc int64) {
-	j.markDirty(s, e, key)
+func (j *joinOp) add(s int, e *joinKeyRows, vals []types.Value, assoc int64) {
+	j.markDirty(s, e)
 	for i := range e.rows {
 		if r := &e.rows[i]; equalValues(r.vals, vals) {
 			r.count++
@@ -433,13 +446,13 @@ func (j *joinOp) add(s int, e *joinKeyRows, key []byte, vals []types.Value, asso
 }
 
 // retract removes one occurrence of vals, if it is stored.
-func (j *joinOp) retract(s int, e *joinKeyRows, key []byte, vals []types.Value) {
+func (j *joinOp) retract(s int, e *joinKeyRows, vals []types.Value) {
 	for i := range e.rows {
 		r := &e.rows[i]
 		if !equalValues(r.vals, vals) {
 			continue
 		}
-		j.markDirty(s, e, key)
+		j.markDirty(s, e)
 		if r.count--; r.count <= 0 {
 			e.rows = append(e.rows[:i], e.rows[i+1:]...)
 		}
@@ -447,10 +460,10 @@ func (j *joinOp) retract(s int, e *joinKeyRows, key []byte, vals []types.Value) 
 	}
 }
 
-func (j *joinOp) markDirty(s int, e *joinKeyRows, key []byte) {
+func (j *joinOp) markDirty(s int, e *joinKeyRows) {
 	if !e.dirty {
 		e.dirty = true
-		j.sides[s].dirty = append(j.sides[s].dirty, string(key))
+		j.sides[s].dirty = append(j.sides[s].dirty, e.key)
 	}
 }
 
