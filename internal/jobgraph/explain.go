@@ -18,26 +18,27 @@ func Explain(j *Job) string {
 	default:
 		fmt.Fprintf(&b, "Collect(mode=[%s])\n", j.Mode)
 	}
-	explainEndpoint(&b, j, "  ", j.Result)
+	nodes, src := ChangelogKinds(j)
+	explainEndpoint(&b, j, "  ", j.Result, nodes, src)
 	return b.String()
 }
 
-func explainEndpoint(b *strings.Builder, j *Job, indent string, e int) {
+func explainEndpoint(b *strings.Builder, j *Job, indent string, e int, nodes, src []Kinds) {
 	if i, ok := IsSource(e); ok {
-		explainInput(b, indent, j.Inputs[i])
+		explainInput(b, indent, j.Inputs[i], src[i])
 		return
 	}
 	n := j.Nodes[e]
 	b.WriteString(indent)
 	writeOp(b, j, n)
-	b.WriteString("\n")
+	fmt.Fprintf(b, ", changelogMode=%s\n", nodes[e])
 	for _, in := range n.Inputs {
 		ind := indent + "  "
 		if in.Exchange == Hash {
 			fmt.Fprintf(b, "%sExchange(distribution=[hash%v])\n", ind, names(endpointSchema(j, in.From).Names(), in.Keys))
 			ind += "  "
 		}
-		explainEndpoint(b, j, ind, in.From)
+		explainEndpoint(b, j, ind, in.From, nodes, src)
 	}
 }
 
@@ -117,16 +118,20 @@ func (c AggCall) String(in []string) string {
 	return s
 }
 
-func explainInput(b *strings.Builder, indent string, in Input) {
+func explainInput(b *strings.Builder, indent string, in Input, k Kinds) {
 	wm := ""
 	if in.Watermark != nil {
 		wm = fmt.Sprintf(", watermark=[%s]", in.Watermark.Expr)
 	}
 	if in.Source != nil {
-		fmt.Fprintf(b, "%sKafkaScan(table=[%s], source=[%s], mode=[%s]%s, fields=%v)\n", indent, in.Table, in.Source.Name(), in.Mode, wm, in.Schema.Names())
+		fmt.Fprintf(b, "%sKafkaScan(table=[%s], source=[%s], mode=[%s]%s, fields=%v), changelogMode=%s\n", indent, in.Table, in.Source.Name(), in.Mode, wm, in.Schema.Names(), k)
 		return
 	}
-	fmt.Fprintf(b, "%sLogScan(table=[%s], partitions=[%d], mode=[%s]%s, fields=%v)\n", indent, in.Table, in.Partitions, in.Mode, wm, in.Schema.Names())
+	scan := "LogScan"
+	if in.Generator != nil {
+		scan = "GeneratedScan"
+	}
+	fmt.Fprintf(b, "%s%s(table=[%s], partitions=[%d], mode=[%s]%s, fields=%v), changelogMode=%s\n", indent, scan, in.Table, in.Partitions, in.Mode, wm, in.Schema.Names(), k)
 }
 
 func writeCalc(b *strings.Builder, c Calc) {

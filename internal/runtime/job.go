@@ -451,6 +451,8 @@ func (j *Job) newOperator(st *subtask, k int, out *nodeOut) (Operator, error) {
 		return &valuesOp{spec: spec, out: out}, nil
 	case *jobgraph.Normalize:
 		return &normalizeOp{n: newNormalizer(oc.NS, spec.Key, st.kv, j.opts.CacheKeys), dropUB: spec.DropUpdateBefore, out: out}, nil
+	case *jobgraph.Join:
+		return newJoinOp(spec, oc)
 	case *jobgraph.PTF:
 		opts := []ptfOpOption{withMaxKeys(j.opts.CacheKeys)}
 		if j.par > 1 {
