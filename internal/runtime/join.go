@@ -22,7 +22,10 @@ import (
 // State: per side and join key (the key values encoded with
 // types.AppendRow) one value holding the key's rows in arrival order, in a
 // write-back cache that Flush writes to the KV (dirty keys only), evicting
-// clean keys past MaxKeys down to half.
+// clean keys past MaxKeys down to half. Both sides of a key share one
+// cache entry, so a row costs one map lookup.
+//
+// Not implemented yet: StateTTL.
 type joinOp struct {
 	spec  *jobgraph.Join
 	ns    string
