@@ -139,8 +139,15 @@ func TestAPIKeyCommands(t *testing.T) {
 	_, _, err = runCommand(t, ctx, "api-key", "delete", "--data-dir", dir, k.ID)
 	require.ErrorContains(t, err, "does not exist")
 
-	_, _, err = runCommand(t, ctx, "api-key", "list", "--data-dir", dir, "-o", "yaml")
-	require.ErrorContains(t, err, "invalid --output")
+	out, _, err = runCommand(t, ctx, "api-key", "list", "--data-dir", dir, "-o", "yaml")
+	require.NoError(t, err)
+	require.Contains(t, out, "kind: APIKeyList\n")
+	require.Contains(t, out, "  - api_version: ")
+	out, _, err = runCommand(t, ctx, "api-key", "list", "--data-dir", dir, "-o", "human")
+	require.NoError(t, err)
+	require.Contains(t, out, "| Key ")
+	_, _, err = runCommand(t, ctx, "api-key", "list", "--data-dir", dir, "-o", "xml")
+	require.ErrorContains(t, err, `invalid --output "xml": use human, json or yaml`)
 }
 
 func TestServerRefusesWithoutKeys(t *testing.T) {

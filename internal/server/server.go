@@ -1,6 +1,7 @@
 package server
 
 import (
+	"context"
 	"crypto/rand"
 	"encoding/hex"
 	"errors"
@@ -72,6 +73,8 @@ type Server struct {
 
 	sizesMu sync.Mutex
 	sizes   map[string]stateSize // by statement uid
+
+	keysMu sync.Mutex // serializes key deletions (the last-key check)
 }
 
 // New returns a server for opts.
@@ -119,12 +122,28 @@ func (s *Server) routes() {
 	s.mux.HandleFunc("POST /v1/statements/{name}/replace", s.replaceStatement)
 	s.mux.HandleFunc("GET /v1/statements/{name}/exceptions", s.statementExceptions)
 	s.mux.HandleFunc("GET /v1/statements/{name}/results", s.statementResults)
+	s.mux.HandleFunc("GET /v1/api-keys", s.listAPIKeys)
+	s.mux.HandleFunc("POST /v1/api-keys", s.createAPIKey)
+	s.mux.HandleFunc("DELETE /v1/api-keys/{id}", s.deleteAPIKey)
 }
 
 // Handler returns the HTTP handler of the API: request logging, panic
 // recovery, authentication (every path but /healthz), body limits and
 // routing with JSON 404 and 405 answers.
 func (s *Server) Handler() http.Handler { return http.HandlerFunc(s.serve) }
+
+// keyIDContextKey carries the id of the request's (verified) API key in its
+// context.
+type keyIDContextKey struct{}
+
+// requestKeyID returns the id of the API key r was authenticated with ("-"
+// without authentication).
+func requestKeyID(r *http.Request) string {
+	if id, ok := r.Context().Value(keyIDContextKey{}).(string); ok && id != "" {
+		return id
+	}
+	return "-"
+}
 
 // request is the per-request bookkeeping of the middleware.
 type request struct {
@@ -159,6 +178,7 @@ func (s *Server) serve(w http.ResponseWriter, r *http.Request) {
 	if r.URL.Path != "/healthz" && !s.authenticate(rw, r, req) {
 		return
 	}
+	r = r.WithContext(context.WithValue(r.Context(), keyIDContextKey{}, req.keyID))
 	if r.Body != nil {
 		r.Body = http.MaxBytesReader(rw, r.Body, s.opts.MaxBodyBytes)
 	}
