@@ -17,6 +17,13 @@ import (
 	yaml "go.yaml.in/yaml/v3"
 )
 
+// The variables the CLI reads the key from (cli.APIKeyEnv, cli.APISecretEnv),
+// printed by `eddy api-key create -o env`.
+const (
+	apiKeyEnv    = "EDDY_API_KEY"
+	apiSecretEnv = "EDDY_API_SECRET"
+)
+
 // KeyManager creates, lists and deletes API keys: a data directory's
 // KeyStore, or a running server's REST API (see RemoteAPIKeys).
 type KeyManager interface {
@@ -95,7 +102,7 @@ deleting the old one.`,
 	}
 	pf := cmd.PersistentFlags()
 	pf.StringVar(&c.dataDir, "data-dir", "", "data directory (default $EDDY_DATA_DIR, $XDG_DATA_HOME/eddy or ~/.local/share/eddy)")
-	pf.StringVarP(&c.output, "output", "o", "human", "output `FORMAT`: human (also called table), json or yaml")
+	pf.StringVarP(&c.output, "output", "o", "human", "output `FORMAT`: human (also called table), json or yaml; create also takes env (export lines for eval)")
 	if opts.Remote != nil {
 		opts.Remote.AddFlags(pf)
 	}
@@ -104,7 +111,8 @@ deleting the old one.`,
 		Use:   "create [--description TEXT]",
 		Short: "Create an API key and print its secret (once)",
 		Example: `  eddy api-key create --data-dir /var/lib/eddy --description "CI deploys"
-  eddy api-key create --server http://127.0.0.1:8080 -o json`,
+  eddy api-key create --server http://127.0.0.1:8080 -o json
+  eval "$(eddy api-key create --data-dir ./eddy-data -o env)"   # sets $EDDY_API_KEY and $EDDY_API_SECRET`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error { return c.create(cmd) },
 	}
@@ -134,8 +142,12 @@ func (c *apiKeyCommand) keys(cmd *cobra.Command, create bool) (km KeyManager, wh
 	case "human":
 		c.output = "table"
 	case "table", "json", "yaml":
+	case "env":
+		if cmd.Name() != "create" {
+			return nil, "", "", nil, fmt.Errorf("-o env is for create only: use human, json or yaml")
+		}
 	default:
-		return nil, "", "", nil, fmt.Errorf("invalid --output %q: use human, json or yaml", c.output)
+		return nil, "", "", nil, fmt.Errorf("invalid --output %q: use human, json or yaml (or env, for create)", c.output)
 	}
 	if r := c.opts.Remote; r != nil && r.Selected(cmd.Flags()) {
 		if cmd.Flags().Changed("data-dir") {
@@ -145,13 +157,13 @@ func (c *apiKeyCommand) keys(cmd *cobra.Command, create bool) (km KeyManager, wh
 		if err != nil {
 			return nil, "", "", nil, err
 		}
-		return km, "the server at " + url, url, func() error { return nil }, nil
+		return km, "by the server at " + url, url, func() error { return nil }, nil
 	}
 	db, dir, err := c.openStore(create)
 	if err != nil {
 		return nil, "", "", nil, err
 	}
-	return storeKeys{NewKeyStore(db, nil)}, dir, "http://127.0.0.1:8080", db.Close, nil
+	return storeKeys{NewKeyStore(db, nil)}, "in " + dir, "http://127.0.0.1:8080", db.Close, nil
 }
 
 // openStore opens the data directory's store; create makes the directory
@@ -190,6 +202,11 @@ func (c *apiKeyCommand) create(cmd *cobra.Command) (err error) {
 		return err
 	}
 	w := cmd.OutOrStdout()
+	if c.output == "env" {
+		// Shell-safe: ids are base32, secrets base64url.
+		_, err := fmt.Fprintf(w, "export %s=%s\nexport %s=%s\n", apiKeyEnv, key.ID, apiSecretEnv, key.Secret)
+		return err
+	}
 	if c.output != "table" {
 		return c.write(w, key)
 	}
@@ -200,7 +217,7 @@ func (c *apiKeyCommand) create(cmd *cobra.Command) (err error) {
 	rows = append(rows, []string{"Created", key.CreatedAt.Format(time.RFC3339)})
 	var b strings.Builder
 	writeTable(&b, nil, rows)
-	fmt.Fprintf(&b, "\nSave the secret now: only its hash is stored in %s, so it cannot be shown again.\n", where)
+	fmt.Fprintf(&b, "\nSave the secret now: only its hash is stored %s, so it cannot be shown again.\n", where)
 	fmt.Fprintf(&b, "Send the key and secret with HTTP Basic auth, e.g.\n  curl -u %s:%s %s/v1/statements\n", key.ID, key.Secret, strings.TrimSuffix(url, "/"))
 	_, err = io.WriteString(w, b.String())
 	return err
