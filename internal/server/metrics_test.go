@@ -6,6 +6,7 @@ import (
 	"os"
 	"path/filepath"
 	"regexp"
+	goruntime "runtime"
 	"strconv"
 	"strings"
 	"testing"
@@ -68,7 +69,58 @@ func TestMetricsGolden(t *testing.T) {
 		require.Equal(t, http.StatusCreated, r.status, "body: %s", r.body)
 	}
 	e.run("done", "SHOW TABLES")
-	checkGolden(t, "metrics.golden", e.scrape())
+	checkGolden(t, "metrics.golden", statementFamilies(e.scrape()))
+}
+
+// statementFamilies keeps the lines of the eddy_statement* families, the
+// ones Eddy computes (the go_*, process_* and eddy_http_* families vary
+// from run to run).
+func statementFamilies(out string) string {
+	var b strings.Builder
+	for _, line := range strings.SplitAfter(out, "\n") {
+		name := strings.TrimPrefix(strings.TrimPrefix(line, "# HELP "), "# TYPE ")
+		if strings.HasPrefix(name, "eddy_statement") {
+			b.WriteString(line)
+		}
+	}
+	return b.String()
+}
+
+// TestMetricsRuntimeAndHTTP checks the families of client_golang's
+// collectors: Go runtime, process, and the HTTP instrumentation of every
+// route (refused and unrouted requests included, the latter under one
+// label).
+func TestMetricsRuntimeAndHTTP(t *testing.T) {
+	e := newEnv(t)
+	e.create("one", "SHOW TABLES")
+	for range 3 {
+		require.Equal(t, http.StatusOK, e.do(req{method: "GET", path: "/v1/statements"}).status)
+	}
+	require.Equal(t, http.StatusUnauthorized, e.do(req{method: "GET", path: "/v1/statements", noAuth: true}).status)
+	require.Equal(t, http.StatusNotFound, e.do(req{method: "GET", path: "/v1/nope/1"}).status)
+	require.Equal(t, http.StatusNotFound, e.do(req{method: "GET", path: "/v1/nope/2"}).status)
+	require.Equal(t, http.StatusMethodNotAllowed, e.do(req{method: "PATCH", path: "/v1/statements"}).status)
+
+	out := e.scrape()
+	for _, line := range []string{
+		`eddy_http_requests_total{code="201",handler="POST /v1/statements",method="post"} 1`,
+		`eddy_http_requests_total{code="200",handler="GET /v1/statements",method="get"} 3`,
+		`eddy_http_requests_total{code="401",handler="GET /v1/statements",method="get"} 1`,
+		`eddy_http_requests_total{code="404",handler="other",method="get"} 2`,
+		`eddy_http_requests_total{code="405",handler="other",method="patch"} 1`,
+		`eddy_http_request_duration_seconds_count{handler="GET /v1/statements",method="get"} 4`,
+		`eddy_http_requests_in_flight 1`, // the scrape itself
+		`go_info{version="` + goruntime.Version() + `"} 1`,
+	} {
+		require.Contains(t, out, line+"\n")
+	}
+	for _, family := range []string{"go_goroutines", "go_memstats_heap_alloc_bytes", "go_gc_duration_seconds", "process_cpu_seconds_total", "process_resident_memory_bytes", "process_open_fds"} {
+		require.Regexp(t, `(?m)^# TYPE `+family+` `, out)
+	}
+	// The scrapes are counted too, in the next scrape.
+	require.Contains(t, e.scrape(), `eddy_http_requests_total{code="200",handler="GET /metrics",method="get"} 1`+"\n")
+	// /metrics needs a key, as every endpoint but /healthz.
+	require.Equal(t, http.StatusUnauthorized, e.do(req{method: "GET", path: "/metrics", noAuth: true}).status)
 }
 
 // stableLines keeps the lines of the families whose presence does not
@@ -118,6 +170,18 @@ SELECT order_id, status FROM OrderStatusTracker(input => TABLE order_events PART
 	size, err := strconv.Atoi(m[1])
 	require.NoError(t, err)
 	require.Positive(t, size)
+
+	// The watermark follows the last event time read (09:00:30), at most a
+	// millisecond before it (Flink's bounded-delay watermark is max - 1ms).
+	if _, ok := any(e.mgr).(server.JobMetrics); ok {
+		m = regexp.MustCompile(`(?m)^eddy_statement_watermark_seconds\{statement="status"\} (\S+)$`).FindStringSubmatch(out)
+		require.NotNil(t, m, out)
+		wm, err := strconv.ParseFloat(m[1], 64)
+		require.NoError(t, err)
+		last := float64(time.Date(2026, 8, 1, 9, 0, 30, 0, time.UTC).Unix())
+		require.InDelta(t, last-0.0005, wm, 0.0006, "watermark %s", m[1])
+		require.Regexp(t, `(?m)^eddy_statement_watermark_lag_seconds\{statement="status"\} \d`, out)
+	}
 }
 
 // TestMetricsJobCounters checks the job counters of a live statement when
@@ -142,4 +206,7 @@ func TestMetricsJobCounters(t *testing.T) {
 		require.Contains(t, out, line+"\n")
 	}
 	require.Regexp(t, `(?m)^eddy_statement_checkpoints_total\{statement="copy"\} [1-9]\d*$`, out)
+	require.Contains(t, out, `eddy_statement_records_skipped_total{statement="copy"} 0`+"\n")
+	require.Regexp(t, `(?m)^eddy_statement_last_checkpoint_duration_seconds\{statement="copy"\} \d`, out)
+	require.Regexp(t, `(?m)^eddy_statement_last_checkpoint_size_bytes\{statement="copy"\} \d`, out)
 }

@@ -17,6 +17,7 @@ import (
 	"github.com/eddy-sql/eddy/internal/runtime"
 	"github.com/eddy-sql/eddy/internal/statement"
 	"github.com/eddy-sql/eddy/internal/store"
+	"github.com/prometheus/client_golang/prometheus"
 )
 
 // DefaultMaxBodyBytes is the default limit of a request body.
@@ -75,6 +76,14 @@ type Server struct {
 	sizes   map[string]stateSize // by statement uid
 
 	keysMu sync.Mutex // serializes key deletions (the last-key check)
+
+	// Metrics (see newMetrics).
+	registry       *prometheus.Registry
+	metricsHandler http.Handler
+	httpInFlight   prometheus.Gauge
+	httpRequests   *prometheus.CounterVec
+	httpDuration   *prometheus.HistogramVec
+	routed         map[string]http.Handler // by route pattern: the instrumented dispatch
 }
 
 // New returns a server for opts.
@@ -105,26 +114,45 @@ func New(opts Options) (*Server, error) {
 	s := &Server{
 		opts: opts, mgr: opts.Manager, keys: NewKeyStore(opts.DB, opts.Clock),
 		logger: opts.Logger.With("component", "server"), clock: opts.Clock,
-		mux: http.NewServeMux(), sizes: map[string]stateSize{},
+		mux: http.NewServeMux(), sizes: map[string]stateSize{}, routed: map[string]http.Handler{},
 	}
+	s.newMetrics()
 	s.routes()
 	return s, nil
 }
 
 func (s *Server) routes() {
-	s.mux.HandleFunc("GET /healthz", s.healthz)
-	s.mux.HandleFunc("GET /metrics", s.metrics)
-	s.mux.HandleFunc("POST /v1/statements", s.createStatement)
-	s.mux.HandleFunc("GET /v1/statements", s.listStatements)
-	s.mux.HandleFunc("GET /v1/statements/{name}", s.getStatement)
-	s.mux.HandleFunc("PUT /v1/statements/{name}", s.updateStatement)
-	s.mux.HandleFunc("DELETE /v1/statements/{name}", s.deleteStatement)
-	s.mux.HandleFunc("POST /v1/statements/{name}/replace", s.replaceStatement)
-	s.mux.HandleFunc("GET /v1/statements/{name}/exceptions", s.statementExceptions)
-	s.mux.HandleFunc("GET /v1/statements/{name}/results", s.statementResults)
-	s.mux.HandleFunc("GET /v1/api-keys", s.listAPIKeys)
-	s.mux.HandleFunc("POST /v1/api-keys", s.createAPIKey)
-	s.mux.HandleFunc("DELETE /v1/api-keys/{id}", s.deleteAPIKey)
+	s.handle("GET /healthz", s.healthz)
+	s.handle("GET /metrics", s.metrics)
+	s.handle("POST /v1/statements", s.createStatement)
+	s.handle("GET /v1/statements", s.listStatements)
+	s.handle("GET /v1/statements/{name}", s.getStatement)
+	s.handle("PUT /v1/statements/{name}", s.updateStatement)
+	s.handle("DELETE /v1/statements/{name}", s.deleteStatement)
+	s.handle("POST /v1/statements/{name}/replace", s.replaceStatement)
+	s.handle("GET /v1/statements/{name}/exceptions", s.statementExceptions)
+	s.handle("GET /v1/statements/{name}/results", s.statementResults)
+	s.handle("GET /v1/api-keys", s.listAPIKeys)
+	s.handle("POST /v1/api-keys", s.createAPIKey)
+	s.handle("DELETE /v1/api-keys/{id}", s.deleteAPIKey)
+	// Requests no route matches (404, 405) share one label: unknown paths
+	// must not grow the label set.
+	s.routed[""] = s.instrument("other", http.HandlerFunc(s.dispatch))
+}
+
+// handle routes pattern to fn, and prepares the instrumented dispatch of
+// the requests to it.
+func (s *Server) handle(pattern string, fn http.HandlerFunc) {
+	s.mux.HandleFunc(pattern, fn)
+	s.routed[pattern] = s.instrument(pattern, http.HandlerFunc(s.dispatch))
+}
+
+// route returns the instrumented dispatch of requests to route pattern.
+func (s *Server) route(pattern string) http.Handler {
+	if h, ok := s.routed[pattern]; ok {
+		return h
+	}
+	return s.routed[""]
 }
 
 // Handler returns the HTTP handler of the API: request logging, panic
@@ -132,15 +160,14 @@ func (s *Server) routes() {
 // routing with JSON 404 and 405 answers.
 func (s *Server) Handler() http.Handler { return http.HandlerFunc(s.serve) }
 
-// keyIDContextKey carries the id of the request's (verified) API key in its
-// context.
-type keyIDContextKey struct{}
+// requestContextKey carries the request's *request in its context.
+type requestContextKey struct{}
 
 // requestKeyID returns the id of the API key r was authenticated with ("-"
 // without authentication).
 func requestKeyID(r *http.Request) string {
-	if id, ok := r.Context().Value(keyIDContextKey{}).(string); ok && id != "" {
-		return id
+	if req, ok := r.Context().Value(requestContextKey{}).(*request); ok && req.keyID != "" {
+		return req.keyID
 	}
 	return "-"
 }
@@ -175,10 +202,18 @@ func (s *Server) serve(w http.ResponseWriter, r *http.Request) {
 				slog.Duration("duration", s.clock.Now().Sub(start)), slog.String("key_id", req.keyID))
 		}
 	}()
+	r = r.WithContext(context.WithValue(r.Context(), requestContextKey{}, req))
+	_, pattern := s.mux.Handler(r)
+	s.route(pattern).ServeHTTP(rw, r)
+}
+
+// dispatch authenticates a request (every path but /healthz), limits its
+// body and routes it, with JSON 404 and 405 answers.
+func (s *Server) dispatch(rw http.ResponseWriter, r *http.Request) {
+	req := r.Context().Value(requestContextKey{}).(*request)
 	if r.URL.Path != "/healthz" && !s.authenticate(rw, r, req) {
 		return
 	}
-	r = r.WithContext(context.WithValue(r.Context(), keyIDContextKey{}, req.keyID))
 	if r.Body != nil {
 		r.Body = http.MaxBytesReader(rw, r.Body, s.opts.MaxBodyBytes)
 	}
