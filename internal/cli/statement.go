@@ -195,7 +195,7 @@ func (s *statementCmd) fail(err error, name string) error {
 	return &ExitError{Code: 1}
 }
 
-// awaitFlag is the value of --await[=DURATION]: whether to wait, and how
+// awaitFlag is the value of --wait[=DURATION] (or --await): whether to wait, and how
 // long at most.
 type awaitFlag struct {
 	set bool
