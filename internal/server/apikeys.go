@@ -11,7 +11,7 @@ import (
 // runs (the data directory is locked then, so `eddy api-key --data-dir`
 // cannot). Every key may manage keys: keys have no roles, and a key can
 // already delete every statement, so this grants nothing a key lacks. See
-// docs/decisions/0011-api-keys-live.md.
+// docs/decisions/0012-api-keys-live.md.
 
 // listAPIKeys serves GET /v1/api-keys: every key, without secrets.
 func (s *Server) listAPIKeys(w http.ResponseWriter, r *http.Request) {

@@ -34,6 +34,6 @@
 // status, duration and key id; secrets are never logged.
 //
 // See docs/operating.md for running the server and
-// docs/decisions/0007-api-keys.md and 0011-api-keys-live.md for the
+// docs/decisions/0007-api-keys.md and 0012-api-keys-live.md for the
 // design of API keys.
 package server
