@@ -20,6 +20,7 @@ var (
 	dStatements   = prometheus.NewDesc("eddy_statements", "Statements by phase.", []string{"phase"}, nil)
 	dRecordsIn    = statementDesc("eddy_statement_records_in_total", "Records the statement's job read from its sources since it last started.")
 	dRecordsOut   = statementDesc("eddy_statement_records_out_total", "Records the statement's job wrote to its sink since it last started.")
+	dSourceLag    = statementDesc("eddy_statement_source_lag_records", "Records of the statement's log table inputs that its last checkpoint has not covered (end offsets minus committed positions).")
 	dSkipped      = statementDesc("eddy_statement_records_skipped_total", "Input records the statement's job did not decode and skipped ('error-handling.mode' ignore or log) since it last started.")
 	dWatermark    = statementDesc("eddy_statement_watermark_seconds", "The statement's current watermark, as a Unix time in seconds.")
 	dWatermarkLag = statementDesc("eddy_statement_watermark_lag_seconds", "Processing time minus the statement's current watermark.")
@@ -84,7 +85,7 @@ func (s *Server) metrics(w http.ResponseWriter, r *http.Request) {
 type statementCollector struct{ s *Server }
 
 func (c statementCollector) Describe(ch chan<- *prometheus.Desc) {
-	for _, d := range []*prometheus.Desc{dStatements, dRecordsIn, dRecordsOut, dSkipped, dWatermark, dWatermarkLag, dCkptDuration, dCkptSize, dCheckpoints, dStateSize} {
+	for _, d := range []*prometheus.Desc{dStatements, dRecordsIn, dRecordsOut, dSourceLag, dSkipped, dWatermark, dWatermarkLag, dCkptDuration, dCkptSize, dCheckpoints, dStateSize} {
 		ch <- d
 	}
 }
@@ -122,6 +123,11 @@ func (c statementCollector) Collect(ch chan<- prometheus.Metric) {
 					gauge(dCkptSize, float64(m.LastCheckpointBytes), name)
 				}
 				counter(dCheckpoints, float64(m.Checkpoints), name)
+			}
+		}
+		if s.opts.SourceLags != nil {
+			if lag, ok := s.opts.SourceLags.SourceLag(name); ok {
+				gauge(dSourceLag, float64(lag), name)
 			}
 		}
 		if st.Status.Traits != nil && st.Status.Traits.IsBounded {

@@ -43,6 +43,14 @@ func (f fakeJobs) JobMetrics(name string) (runtime.Metrics, bool) {
 	return m, ok
 }
 
+// fakeLags serves source lags by statement name.
+type fakeLags map[string]int64
+
+func (f fakeLags) SourceLag(name string) (int64, bool) {
+	l, ok := f[name]
+	return l, ok
+}
+
 func (e *client) scrape() string {
 	e.t.Helper()
 	r := e.do(req{method: "GET", path: "/metrics"})
@@ -63,7 +71,8 @@ func TestMetricsGolden(t *testing.T) {
 		},
 		"fresh": {}, // started, nothing read, no checkpoint yet
 	}
-	e := newEnv(t, envOptions{server: func(o *server.Options) { o.JobMetrics = jobs; o.Clock = clock }})
+	lags := fakeLags{"ingest": 250}
+	e := newEnv(t, envOptions{server: func(o *server.Options) { o.JobMetrics = jobs; o.SourceLags = lags; o.Clock = clock }})
 	for _, name := range []string{"ingest", "fresh", "idle"} {
 		r := e.do(req{method: "POST", path: "/v1/statements", body: v1.Statement{Name: name, Spec: v1.Spec{Statement: "SHOW TABLES", Stopped: true}}})
 		require.Equal(t, http.StatusCreated, r.status, "body: %s", r.body)
@@ -209,4 +218,23 @@ func TestMetricsJobCounters(t *testing.T) {
 	require.Contains(t, out, `eddy_statement_records_skipped_total{statement="copy"} 0`+"\n")
 	require.Regexp(t, `(?m)^eddy_statement_last_checkpoint_duration_seconds\{statement="copy"\} \d`, out)
 	require.Regexp(t, `(?m)^eddy_statement_last_checkpoint_size_bytes\{statement="copy"\} \d`, out)
+
+	// Source lag: once a checkpoint covers the three rows, 0.
+	require.Eventually(t, func() bool {
+		return strings.Contains(e.scrape(), `eddy_statement_source_lag_records{statement="copy"} 0`+"\n")
+	}, waitTimeout, 20*time.Millisecond)
+	// A statement that takes no checkpoint (an interval of an hour) lags by
+	// every row of its input however much it read; more rows add to it.
+	r := e.do(req{method: "POST", path: "/v1/statements", body: v1.Statement{Name: "slow", Spec: v1.Spec{
+		Statement:  "INSERT INTO sink SELECT * FROM src",
+		Properties: map[string]string{"execution.checkpointing.interval": "1h"},
+	}}})
+	require.Equal(t, http.StatusCreated, r.status, "body: %s", r.body)
+	e.waitPhase("slow", v1.Running)
+	require.Eventually(t, func() bool {
+		return strings.Contains(e.scrape(), `eddy_statement_records_in_total{statement="slow"} 3`+"\n")
+	}, waitTimeout, 20*time.Millisecond)
+	require.Contains(t, e.scrape(), `eddy_statement_source_lag_records{statement="slow"} 3`+"\n")
+	e.run("fill-2", "INSERT INTO src VALUES (4), (5)")
+	require.Contains(t, e.scrape(), `eddy_statement_source_lag_records{statement="slow"} 5`+"\n")
 }

@@ -51,6 +51,10 @@ type Options struct {
 	// /metrics. Default: the Manager, if it implements JobMetrics;
 	// otherwise /metrics reports only phases and state sizes.
 	JobMetrics JobMetrics
+	// SourceLags supplies the records of statements' log inputs not yet
+	// covered by their last checkpoint, for /metrics. Default: the
+	// Manager, if it implements SourceLags.
+	SourceLags SourceLags
 	// StateSizeRefresh is how long a measured state size is reused before
 	// /metrics measures it again (measuring scans the statement's state).
 	// Default: 30s.
@@ -61,6 +65,13 @@ type Options struct {
 // false when the statement has no running job.
 type JobMetrics interface {
 	JobMetrics(name string) (m runtime.Metrics, ok bool)
+}
+
+// SourceLags reports the records of a statement's log table inputs that
+// its last checkpoint has not covered; ok is false when the statement has
+// no running job reading log tables.
+type SourceLags interface {
+	SourceLag(name string) (lag int64, ok bool)
 }
 
 // Server serves Eddy's REST API. Its Handler is safe for concurrent use.
@@ -109,6 +120,11 @@ func New(opts Options) (*Server, error) {
 	if opts.JobMetrics == nil {
 		if jm, ok := any(opts.Manager).(JobMetrics); ok {
 			opts.JobMetrics = jm
+		}
+	}
+	if opts.SourceLags == nil {
+		if sl, ok := any(opts.Manager).(SourceLags); ok {
+			opts.SourceLags = sl
 		}
 	}
 	s := &Server{
