@@ -74,26 +74,31 @@ func (l LengthEnforcer) String() string {
 // SinkValueType returns the type a value is converted to before it is
 // written into a sink column of type t: t with every CHAR/VARCHAR made
 // STRING and every BINARY/VARBINARY made BYTES, nested types included, so
-// that the implicit conversion cuts and pads nothing; the length enforcer
-// (SinkColumn) decides that.
+// that the implicit conversion cuts and pads nothing (the length enforcer of
+// SinkColumn decides that), and with nested types nullable, because a
+// conversion does not check them (the NOT NULL enforcer does).
 func SinkValueType(t types.Type) types.Type {
+	return withNull(sinkValueType(t), t.NotNull)
+}
+
+func sinkValueType(t types.Type) types.Type {
 	switch {
 	case t.IsString():
-		return withNull(types.String, t.NotNull)
+		return types.String
 	case isBinary(t):
-		return withNull(types.Bytes, t.NotNull)
+		return types.Bytes
 	case t.ID == types.TypeArray:
-		return withNull(types.ArrayOf(SinkValueType(*t.Elem)), t.NotNull)
+		return types.ArrayOf(sinkValueType(*t.Elem))
 	case t.ID == types.TypeMap:
-		return withNull(types.MapOf(SinkValueType(*t.Elem), SinkValueType(*t.Val)), t.NotNull)
+		return types.MapOf(sinkValueType(*t.Elem), sinkValueType(*t.Val))
 	case t.ID == types.TypeRow:
 		fs := make([]types.Field, len(t.Fields))
 		for i, f := range t.Fields {
-			fs[i] = types.Field{Name: f.Name, Type: SinkValueType(f.Type)}
+			fs[i] = types.Field{Name: f.Name, Type: sinkValueType(f.Type)}
 		}
-		return withNull(types.RowOf(fs...), t.NotNull)
+		return types.RowOf(fs...)
 	}
-	return t
+	return withNull(t, false)
 }
 
 // SinkColumn returns the value of sink column name of type t computed by e
@@ -105,8 +110,8 @@ func SinkColumn(e Expr, name string, t types.Type, length LengthEnforcer, notNul
 	c := &sinkColumnExpr{e: e, name: name, t: t, length: length}
 	c.checkNull = notNull == NotNullError && hasNotNull(t)
 	c.fit = length != LengthIgnore && hasLength(t)
-	if !c.fit && e.Type().Same(t) {
-		return e // the type guarantees the NOT NULL parts
+	if !c.fit && e.Type().Same(t) && coversNotNull(e.Type(), t) {
+		return e
 	}
 	return c
 }
@@ -121,12 +126,12 @@ func NotNullViolation(v types.Value, t types.Type, name string) (string, bool) {
 
 // SinkFilter returns a boolean expression that is false for a row in which
 // one of cols (the values of the sink columns of types ts) holds a NULL
-// where its type says NOT NULL, nested fields included; nil when no type
-// has a NOT NULL part. It implements NotNullDrop.
+// where its type says NOT NULL, nested fields included; nil when the types
+// of cols guarantee that none does. It implements NotNullDrop.
 func SinkFilter(cols []Expr, ts []types.Type) Expr {
 	f := &notNullFilter{}
 	for i, c := range cols {
-		if hasNotNull(ts[i]) {
+		if !coversNotNull(c.Type(), ts[i]) {
 			f.cols = append(f.cols, c)
 			f.ts = append(f.ts, ts[i])
 		}
@@ -250,6 +255,33 @@ func (f *notNullFilter) Eval(row []types.Value) (types.Value, error) {
 		}
 	}
 	return types.NewBool(true), nil
+}
+
+// coversNotNull reports whether type src guarantees every NOT NULL of dst
+// (a value of type src never holds a NULL where dst forbids one).
+func coversNotNull(src, dst types.Type) bool {
+	if dst.NotNull && !src.NotNull {
+		return false
+	}
+	if src.ID != dst.ID {
+		return !hasNotNull(dst)
+	}
+	switch dst.ID {
+	case types.TypeArray:
+		return coversNotNull(*src.Elem, *dst.Elem)
+	case types.TypeMap:
+		return coversNotNull(*src.Elem, *dst.Elem) && coversNotNull(*src.Val, *dst.Val)
+	case types.TypeRow:
+		if len(src.Fields) != len(dst.Fields) {
+			return !hasNotNull(dst)
+		}
+		for i := range dst.Fields {
+			if !coversNotNull(src.Fields[i].Type, dst.Fields[i].Type) {
+				return false
+			}
+		}
+	}
+	return true
 }
 
 // hasNotNull reports whether t or a type nested in it is NOT NULL.

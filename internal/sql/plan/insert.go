@@ -202,7 +202,7 @@ func (p *Planner) PlanInsert(t *catalog.Table, cols []*ast.Ident, q ast.Query, p
 		if err != nil {
 			return nil, err
 		}
-		if notNull == expr.NotNullDrop && !c.typ.Same(col.Type) {
+		if notNull == expr.NotNullDrop {
 			checked, checkedTypes = append(checked, x), append(checkedTypes, col.Type)
 		}
 		proj[ti] = expr.SinkColumn(x, col.Name, col.Type, length, notNull)
