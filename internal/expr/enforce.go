@@ -181,48 +181,13 @@ func (c *sinkColumnExpr) Eval(row []types.Value) (types.Value, error) {
 	if !c.fit {
 		return v, nil
 	}
-	out, path, n := fitValue(v, c.t, c.name, c.length == LengthError)
-	if path != "" {
+	out, bad := fitValue(v, c.t, c.name, c.length == LengthError)
+	if bad.path != "" {
 		return types.Null, runtimeErrorf("Column '%s' is %s, however, a value of length %d is being written into it. "+
 			"You can set job configuration '%s'='TRIM_PAD' to trim such values, or 'IGNORE' to write them unchanged.",
-			path, typeString(c.tAt(path)), n, TypeLengthEnforcerKey)
+			bad.path, typeString(bad.t), bad.n, TypeLengthEnforcerKey)
 	}
 	return out, nil
-}
-
-// tAt is only used for messages; a nested path reports the column's type
-// when the field's type is not found.
-func (c *sinkColumnExpr) tAt(path string) types.Type {
-	t := c.t
-	for _, name := range strings.Split(strings.TrimPrefix(path, c.name), ".")[1:] {
-		found := false
-		for _, f := range t.Fields {
-			if f.Name == name {
-				t, found = f.Type, true
-				break
-			}
-		}
-		if !found {
-			return lengthPart(t)
-		}
-	}
-	return t
-}
-
-// lengthPart returns the first type with a length inside t.
-func lengthPart(t types.Type) types.Type {
-	switch {
-	case t.IsString(), isBinary(t):
-		return t
-	case t.ID == types.TypeArray:
-		return lengthPart(*t.Elem)
-	case t.ID == types.TypeMap:
-		if hasLength(*t.Elem) {
-			return lengthPart(*t.Elem)
-		}
-		return lengthPart(*t.Val)
-	}
-	return t
 }
 
 type notNullFilter struct {
@@ -351,73 +316,77 @@ func nullPath(v types.Value, t types.Type, name string) (string, bool) {
 	return "", false
 }
 
+// tooLong describes a value longer than its type allows: the path from the
+// column, the type, and the value's length. The zero value means none.
+type tooLong struct {
+	path string
+	t    types.Type
+	n    int
+}
+
 // fitValue trims and pads v to the lengths in t. With strict, a value
-// longer than its length is not cut: the path of the first one and its
-// length are returned instead.
-func fitValue(v types.Value, t types.Type, name string, strict bool) (types.Value, string, int) {
+// longer than its length is not cut: the first one is reported instead.
+func fitValue(v types.Value, t types.Type, name string, strict bool) (types.Value, tooLong) {
 	if v.IsNull() || !hasLength(t) {
-		return v, "", 0
+		return v, tooLong{}
 	}
 	switch {
 	case t.IsString():
 		s := v.Str()
 		if strict && len(s) > t.Length { // bytes >= runes: count only then
 			if n := utf8.RuneCountInString(s); n > t.Length {
-				return v, name, n
+				return v, tooLong{name, t, n}
 			}
 		}
 		if f := fitString(s, t); f != s {
-			return types.NewString(f), "", 0
+			return types.NewString(f), tooLong{}
 		}
-		return v, "", 0
+		return v, tooLong{}
 	case isBinary(t):
 		s := v.Str()
 		if strict && len(s) > t.Length {
-			return v, name, len(s)
+			return v, tooLong{name, t, len(s)}
 		}
 		if f := fitBytes(s, t); f != s {
-			return types.NewBytes([]byte(f)), "", 0
+			return types.NewBytes([]byte(f)), tooLong{}
 		}
-		return v, "", 0
+		return v, tooLong{}
 	case t.ID == types.TypeRow:
 		fs := v.Fields()
 		out := make([]types.Value, len(fs))
 		for i := range fs {
 			out[i] = fs[i]
 			if i < len(t.Fields) {
-				var path string
-				var n int
-				if out[i], path, n = fitValue(fs[i], t.Fields[i].Type, name+"."+t.Fields[i].Name, strict); path != "" {
-					return v, path, n
+				var bad tooLong
+				if out[i], bad = fitValue(fs[i], t.Fields[i].Type, name+"."+t.Fields[i].Name, strict); bad.path != "" {
+					return v, bad
 				}
 			}
 		}
-		return types.NewRow(out), "", 0
+		return types.NewRow(out), tooLong{}
 	case t.ID == types.TypeArray:
 		es := v.Array()
 		out := make([]types.Value, len(es))
 		for i := range es {
-			var path string
-			var n int
-			if out[i], path, n = fitValue(es[i], *t.Elem, name+"["+strconv.Itoa(i+1)+"]", strict); path != "" {
-				return v, path, n
+			var bad tooLong
+			if out[i], bad = fitValue(es[i], *t.Elem, name+"["+strconv.Itoa(i+1)+"]", strict); bad.path != "" {
+				return v, bad
 			}
 		}
-		return types.NewArray(out), "", 0
+		return types.NewArray(out), tooLong{}
 	case t.ID == types.TypeMap:
 		es := v.Map()
 		out := make([]types.MapEntry, len(es))
 		for i, e := range es {
-			var path string
-			var n int
-			if out[i].Key, path, n = fitValue(e.Key, *t.Elem, name+" (a key)", strict); path != "" {
-				return v, path, n
+			var bad tooLong
+			if out[i].Key, bad = fitValue(e.Key, *t.Elem, name+" (a key)", strict); bad.path != "" {
+				return v, bad
 			}
-			if out[i].Val, path, n = fitValue(e.Val, *t.Val, name+"["+e.Key.String()+"]", strict); path != "" {
-				return v, path, n
+			if out[i].Val, bad = fitValue(e.Val, *t.Val, name+"["+e.Key.String()+"]", strict); bad.path != "" {
+				return v, bad
 			}
 		}
-		return types.NewMap(out), "", 0
+		return types.NewMap(out), tooLong{}
 	}
-	return v, "", 0
+	return v, tooLong{}
 }
