@@ -1,8 +1,10 @@
 package runtime
 
 import (
+	"bytes"
 	"encoding/binary"
 	"fmt"
+	"hash/maphash"
 
 	"github.com/eddy-sql/eddy/internal/jobgraph"
 	"github.com/eddy-sql/eddy/types"
@@ -27,9 +29,14 @@ type aggregateOp struct {
 	maxKeys int
 	wm      minWatermark
 
-	cache map[string]*aggGroup
-	// dirty lists the keys of the groups to write at the next Flush.
-	dirty []string
+	// cache holds the groups by the hash of their encoded key; groups of
+	// equal hashes are chained. Looking a group up reads the map slot and
+	// the group, which holds short keys and two accumulators inline.
+	cache  map[uint64]*aggGroup
+	seed   maphash.Seed
+	groups int // groups in the cache
+	// dirty lists the groups to write at the next Flush.
+	dirty []*aggGroup
 
 	// Scratch buffers reused across rows.
 	keyVals []types.Value
@@ -56,19 +63,23 @@ type aggCall struct {
 // aggGroup is the state of one group key. count == 0 means the group has
 // no state (never seen, or all its rows retracted).
 type aggGroup struct {
-	key   string // the map key, shared with the dirty list
 	count int64
 	// stamp is the processing time of the last update (state TTL).
 	stamp int64
+	hash  uint64
+	next  *aggGroup // the next group of the same hash
+	key   []byte    // the encoded key values, in kbuf when short
 	accs  []accState
 	dirty bool
+	kbuf  [24]byte
+	inl   [2]accState
 }
 
 // aggStateName is the value state holding each group.
 const aggStateName = "acc"
 
 // slabRows is how many output rows one slab chunk holds.
-const slabRows = 256
+const slabRows = 64
 
 func newAggregateOp(spec *jobgraph.Aggregate, in *types.Schema, oc OpContext) (*aggregateOp, error) {
 	op := &aggregateOp{
@@ -80,7 +91,8 @@ func newAggregateOp(spec *jobgraph.Aggregate, in *types.Schema, oc OpContext) (*
 		ttl:     spec.StateTTL,
 		maxKeys: oc.MaxKeys,
 		wm:      newMinWatermark(1),
-		cache:   map[string]*aggGroup{},
+		cache:   map[uint64]*aggGroup{},
+		seed:    maphash.MakeSeed(),
 	}
 	if op.ttl > 0 && op.clock == nil {
 		return nil, fmt.Errorf("aggregate: state TTL needs a clock")
@@ -171,35 +183,54 @@ func (op *aggregateOp) Watermark(port int, wm int64) error {
 
 // Flush implements Operator.
 func (op *aggregateOp) Flush() error {
-	for _, key := range op.dirty {
-		g := op.cache[key]
-		if g == nil || !g.dirty {
-			continue
-		}
+	for _, g := range op.dirty {
 		g.dirty = false
 		if g.count == 0 {
-			if err := op.kv.Delete(op.ns, aggStateName, []byte(key)); err != nil {
+			if err := op.kv.Delete(op.ns, aggStateName, g.key); err != nil {
 				return fmt.Errorf("aggregate: %w", err)
 			}
-			delete(op.cache, key)
+			op.remove(g)
 			continue
 		}
 		op.enc = op.appendGroup(op.enc[:0], g)
-		if err := op.kv.Put(op.ns, aggStateName, []byte(key), op.enc); err != nil {
+		if err := op.kv.Put(op.ns, aggStateName, g.key, op.enc); err != nil {
 			return fmt.Errorf("aggregate: %w", err)
 		}
 	}
 	clear(op.dirty)
 	op.dirty = op.dirty[:0]
-	if op.maxKeys > 0 && len(op.cache) > op.maxKeys {
-		for k := range op.cache { // every group is clean now
-			if len(op.cache) <= op.maxKeys/2 {
+	if op.maxKeys > 0 && op.groups > op.maxKeys {
+		for h, g := range op.cache { // every group is clean now
+			if op.groups <= op.maxKeys/2 {
 				break
 			}
-			delete(op.cache, k)
+			for ; g != nil; g = g.next {
+				op.groups--
+			}
+			delete(op.cache, h)
 		}
 	}
 	return nil
+}
+
+// remove takes g out of the cache.
+func (op *aggregateOp) remove(g *aggGroup) {
+	p := op.cache[g.hash]
+	switch {
+	case p == g && g.next == nil:
+		delete(op.cache, g.hash)
+	case p == g:
+		op.cache[g.hash] = g.next
+	default:
+		for p != nil && p.next != g {
+			p = p.next
+		}
+		if p == nil {
+			return
+		}
+		p.next = g.next
+	}
+	op.groups--
 }
 
 func (op *aggregateOp) now() int64 {
@@ -217,10 +248,24 @@ func (op *aggregateOp) group(row types.Row) (*aggGroup, error) {
 		op.keyVals = append(op.keyVals, row.Values[k])
 	}
 	op.keyBuf = types.AppendRow(op.keyBuf[:0], types.Row{Values: op.keyVals})
-	if g := op.cache[string(op.keyBuf)]; g != nil {
-		return g, nil
+	h := maphash.Bytes(op.seed, op.keyBuf)
+	head := op.cache[h]
+	for g := head; g != nil; g = g.next {
+		if bytes.Equal(g.key, op.keyBuf) {
+			return g, nil
+		}
 	}
-	g := &aggGroup{key: string(op.keyBuf), accs: make([]accState, len(op.calls))}
+	g := &aggGroup{hash: h, next: head}
+	if len(op.keyBuf) <= len(g.kbuf) {
+		g.key = append(g.kbuf[:0], op.keyBuf...)
+	} else {
+		g.key = bytes.Clone(op.keyBuf)
+	}
+	if len(op.calls) <= len(g.inl) {
+		g.accs = g.inl[:len(op.calls)]
+	} else {
+		g.accs = make([]accState, len(op.calls))
+	}
 	b, ok, err := op.kv.Get(op.ns, aggStateName, op.keyBuf)
 	if err != nil {
 		return nil, fmt.Errorf("aggregate: reading state: %w", err)
@@ -230,7 +275,8 @@ func (op *aggregateOp) group(row types.Row) (*aggGroup, error) {
 			return nil, err
 		}
 	}
-	op.cache[g.key] = g
+	op.cache[h] = g
+	op.groups++
 	return g, nil
 }
 
@@ -242,7 +288,7 @@ func (g *aggGroup) reset() {
 func (op *aggregateOp) markDirty(g *aggGroup) {
 	if !g.dirty {
 		g.dirty = true
-		op.dirty = append(op.dirty, g.key)
+		op.dirty = append(op.dirty, g)
 	}
 }
 
