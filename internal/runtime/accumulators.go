@@ -16,15 +16,20 @@ import (
 // functions use the fields they need: counts and sums inline, the rest
 // (decimal sums, value lists, distinct sets) in ext, allocated on demand.
 type accState struct {
-	n   int64   // rows accumulated (non-NULL arguments)
-	i   int64   // integer sum; BOOL_AND/BOOL_OR: count of TRUE
-	f   float64 // floating sum
-	f2  float64 // sum of squares
+	n int64 // rows accumulated (non-NULL arguments)
+	// i is the integer sum, the bits of the floating sum (see float), or
+	// BOOL_AND/BOOL_OR's count of TRUE.
+	i   int64
 	ext *accExt
 }
 
+func (s *accState) float() float64 { return math.Float64frombits(uint64(s.i)) }
+
+func (s *accState) setFloat(f float64) { s.i = int64(math.Float64bits(f)) }
+
 type accExt struct {
-	d *apd.Decimal // DECIMAL sum (nil: zero)
+	f2 float64      // the sum of squares of the variance functions
+	d  *apd.Decimal // DECIMAL sum (nil: zero)
 	// vals are MIN/MAX's distinct values in ascending order (with cnts,
 	// their counts), or FIRST_VALUE/LAST_VALUE/LISTAGG's values in arrival
 	// order.
@@ -136,9 +141,9 @@ func (f sumFunc) step(s *accState, v types.Value, sign int64) error {
 	case f.t.IsInteger():
 		s.i += sign * v.Int()
 	case f.t.ID == types.TypeFloat && !f.avg:
-		s.f = float64(float32(s.f) + float32(sign)*float32(v.Float()))
+		s.setFloat(float64(float32(s.float()) + float32(sign)*float32(v.Float())))
 	case f.t.ID == types.TypeFloat || f.t.ID == types.TypeDouble:
-		s.f += float64(sign) * v.Float()
+		s.setFloat(s.float() + float64(sign)*v.Float())
 	default:
 		var buf apd.Decimal
 		d := v.Decimal()
@@ -177,7 +182,7 @@ func (f sumFunc) value(s *accState) types.Value {
 		}
 		return narrowInt(s.i, f.t)
 	case f.t.ID == types.TypeFloat || f.t.ID == types.TypeDouble:
-		r := s.f
+		r := s.float()
 		if f.avg {
 			r /= float64(s.n)
 		}
@@ -346,16 +351,16 @@ type varianceFunc struct {
 func (varianceFunc) add(s *accState, args []types.Value) error {
 	v := args[0].Float()
 	s.n++
-	s.f += v
-	s.f2 += v * v
+	s.setFloat(s.float() + v)
+	s.x().f2 += v * v
 	return nil
 }
 
 func (varianceFunc) retract(s *accState, args []types.Value) error {
 	v := args[0].Float()
 	s.n--
-	s.f -= v
-	s.f2 -= v * v
+	s.setFloat(s.float() - v)
+	s.x().f2 -= v * v
 	return nil
 }
 
@@ -363,10 +368,10 @@ func (f varianceFunc) value(s *accState) types.Value {
 	if s.n <= 0 || f.samp && s.n == 1 {
 		return types.Null
 	}
-	n := float64(s.n)
-	r := (s.f2 - s.f*s.f/n) / n
+	n, sum, sq := float64(s.n), s.float(), s.x().f2
+	r := (sq - sum*sum/n) / n
 	if f.samp {
-		r = (s.f2 - s.f*s.f/n) / (n - 1)
+		r = (sq - sum*sum/n) / (n - 1)
 	}
 	if f.sqrt {
 		r = math.Sqrt(r)
@@ -433,7 +438,7 @@ func (f boolFunc) value(s *accState) types.Value {
 const (
 	accHasN = 1 << iota
 	accHasI
-	accHasF
+	accHasUnused // was a separate floating sum: now in I
 	accHasF2
 	accHasD
 	accHasVals
@@ -451,8 +456,8 @@ func appendAccState(dst []byte, s *accState) []byte {
 		on  bool
 		bit byte
 	}{
-		{s.n != 0, accHasN}, {s.i != 0, accHasI}, {s.f != 0 || math.Signbit(s.f), accHasF},
-		{s.f2 != 0 || math.Signbit(s.f2), accHasF2}, {x.d != nil, accHasD}, {len(x.vals) > 0, accHasVals},
+		{s.n != 0, accHasN}, {s.i != 0, accHasI},
+		{x.f2 != 0 || math.Signbit(x.f2), accHasF2}, {x.d != nil, accHasD}, {len(x.vals) > 0, accHasVals},
 		{!x.sep.IsNull(), accHasSep}, {len(x.distinct) > 0, accHasDistinct},
 	} {
 		if f.on {
@@ -466,11 +471,8 @@ func appendAccState(dst []byte, s *accState) []byte {
 	if flags&accHasI != 0 {
 		dst = binary.AppendVarint(dst, s.i)
 	}
-	if flags&accHasF != 0 {
-		dst = binary.LittleEndian.AppendUint64(dst, math.Float64bits(s.f))
-	}
 	if flags&accHasF2 != 0 {
-		dst = binary.LittleEndian.AppendUint64(dst, math.Float64bits(s.f2))
+		dst = binary.LittleEndian.AppendUint64(dst, math.Float64bits(x.f2))
 	}
 	if flags&accHasD != 0 {
 		dst = types.AppendValue(dst, types.NewDecimal(x.d))
@@ -575,16 +577,13 @@ func (r *accReader) accState(s *accState) {
 	if flags&accHasI != 0 {
 		s.i = r.varint()
 	}
-	if flags&accHasF != 0 {
-		s.f = r.float()
-	}
-	if flags&accHasF2 != 0 {
-		s.f2 = r.float()
-	}
-	if flags&(accHasD|accHasVals|accHasSep|accHasDistinct) == 0 {
+	if flags&(accHasF2|accHasD|accHasVals|accHasSep|accHasDistinct) == 0 {
 		return
 	}
 	x := s.x()
+	if flags&accHasF2 != 0 {
+		x.f2 = r.float()
+	}
 	if flags&accHasD != 0 {
 		x.d = r.value().Decimal()
 	}

@@ -1,7 +1,6 @@
 package runtime
 
 import (
-	"bytes"
 	"encoding/binary"
 	"fmt"
 	"hash/maphash"
@@ -68,11 +67,20 @@ type aggGroup struct {
 	stamp int64
 	hash  uint64
 	next  *aggGroup // the next group of the same hash
-	key   []byte    // the encoded key values, in kbuf when short
+	long  string    // the encoded key values when longer than kbuf
 	accs  []accState
+	kbuf  [16]byte // the encoded key values, kbuf[:klen], when short
+	klen  uint8
 	dirty bool
-	kbuf  [24]byte
 	inl   [2]accState
+}
+
+// key returns the encoded key values of g.
+func (g *aggGroup) key() []byte {
+	if g.long != "" {
+		return []byte(g.long)
+	}
+	return g.kbuf[:g.klen]
 }
 
 // aggStateName is the value state holding each group.
@@ -186,14 +194,14 @@ func (op *aggregateOp) Flush() error {
 	for _, g := range op.dirty {
 		g.dirty = false
 		if g.count == 0 {
-			if err := op.kv.Delete(op.ns, aggStateName, g.key); err != nil {
+			if err := op.kv.Delete(op.ns, aggStateName, g.key()); err != nil {
 				return fmt.Errorf("aggregate: %w", err)
 			}
 			op.remove(g)
 			continue
 		}
 		op.enc = op.appendGroup(op.enc[:0], g)
-		if err := op.kv.Put(op.ns, aggStateName, g.key, op.enc); err != nil {
+		if err := op.kv.Put(op.ns, aggStateName, g.key(), op.enc); err != nil {
 			return fmt.Errorf("aggregate: %w", err)
 		}
 	}
@@ -251,15 +259,15 @@ func (op *aggregateOp) group(row types.Row) (*aggGroup, error) {
 	h := maphash.Bytes(op.seed, op.keyBuf)
 	head := op.cache[h]
 	for g := head; g != nil; g = g.next {
-		if bytes.Equal(g.key, op.keyBuf) {
+		if g.long == "" && string(g.kbuf[:g.klen]) == string(op.keyBuf) || g.long != "" && g.long == string(op.keyBuf) {
 			return g, nil
 		}
 	}
 	g := &aggGroup{hash: h, next: head}
 	if len(op.keyBuf) <= len(g.kbuf) {
-		g.key = append(g.kbuf[:0], op.keyBuf...)
+		g.klen = uint8(copy(g.kbuf[:], op.keyBuf))
 	} else {
-		g.key = bytes.Clone(op.keyBuf)
+		g.long = string(op.keyBuf)
 	}
 	if len(op.calls) <= len(g.inl) {
 		g.accs = g.inl[:len(op.calls)]
