@@ -60,6 +60,7 @@ type aggFunc interface {
 func newAggFunc(call *jobgraph.AggCall, in *types.Schema) (aggFunc, error) {
 	want := map[jobgraph.AggFunc][2]int{
 		jobgraph.AggCountStar: {0, 0}, jobgraph.AggListAgg: {1, 2},
+		jobgraph.AggCount: {1, math.MaxInt}, // COUNT(DISTINCT a, b): non-NULL tuples
 	}[call.Func]
 	if want == [2]int{} && call.Func != jobgraph.AggCountStar {
 		want = [2]int{1, 1}
@@ -571,6 +572,10 @@ func (r *accReader) accState(s *accState) {
 	flags := r.b[0]
 	r.b = r.b[1:]
 	*s = accState{}
+	if flags&accHasUnused != 0 {
+		r.fail("accumulator flags")
+		return
+	}
 	if flags&accHasN != 0 {
 		s.n = r.varint()
 	}
