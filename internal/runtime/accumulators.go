@@ -112,9 +112,9 @@ type sumFunc struct {
 	sum0, avg bool
 }
 
-// decCtx computes exact decimal sums (DECIMAL(38) values, up to 100
+// aggDecCtx computes exact decimal sums (DECIMAL(38) values, up to 100
 // digits) and rounds HALF_UP.
-var decCtx = &apd.Context{
+var aggDecCtx = &apd.Context{
 	Precision:   100,
 	MaxExponent: apd.MaxExponent,
 	MinExponent: apd.MinExponent,
@@ -122,9 +122,9 @@ var decCtx = &apd.Context{
 	Rounding:    apd.RoundHalfUp,
 }
 
-// quoCtx truncates quotients at 100 digits; rounding HALF_UP to the result
+// aggQuoCtx truncates quotients at 100 digits; rounding HALF_UP to the result
 // scale afterwards gives the rounded exact quotient.
-var quoCtx = &apd.Context{
+var aggQuoCtx = &apd.Context{
 	Precision:   100,
 	MaxExponent: apd.MaxExponent,
 	MinExponent: apd.MinExponent,
@@ -160,9 +160,9 @@ func (f sumFunc) step(s *accState, v types.Value, sign int64) error {
 		case x.d == nil:
 			r.Neg(d)
 		case sign > 0:
-			_, err = decCtx.Add(r, x.d, d)
+			_, err = aggDecCtx.Add(r, x.d, d)
 		default:
-			_, err = decCtx.Sub(r, x.d, d)
+			_, err = aggDecCtx.Sub(r, x.d, d)
 		}
 		if err != nil {
 			return fmt.Errorf("decimal sum: %w", err)
@@ -179,9 +179,9 @@ func (f sumFunc) value(s *accState) types.Value {
 	switch {
 	case f.t.IsInteger():
 		if f.avg {
-			return narrowInt(s.i/s.n, f.t)
+			return aggNarrowInt(s.i/s.n, f.t)
 		}
-		return narrowInt(s.i, f.t)
+		return aggNarrowInt(s.i, f.t)
 	case f.t.ID == types.TypeFloat || f.t.ID == types.TypeDouble:
 		r := s.float()
 		if f.avg {
@@ -197,7 +197,7 @@ func (f sumFunc) value(s *accState) types.Value {
 		d.Set(s.ext.d)
 	}
 	if f.avg {
-		if _, err := quoCtx.Quo(d, d, apd.New(s.n, 0)); err != nil {
+		if _, err := aggQuoCtx.Quo(d, d, apd.New(s.n, 0)); err != nil {
 			return types.Null
 		}
 	}
@@ -208,8 +208,8 @@ func (f sumFunc) value(s *accState) types.Value {
 	return types.NewDecimal(r)
 }
 
-// narrowInt wraps i to the width of integer type t, like a Java cast.
-func narrowInt(i int64, t types.Type) types.Value {
+// aggNarrowInt wraps i to the width of integer type t, like a Java cast.
+func aggNarrowInt(i int64, t types.Type) types.Value {
 	switch t.ID {
 	case types.TypeTinyInt:
 		i = int64(int8(i))
@@ -279,12 +279,12 @@ func (firstLastFunc) add(s *accState, args []types.Value) error {
 }
 
 func (firstLastFunc) retract(s *accState, args []types.Value) error {
-	removeFirst(s, args[0])
+	aggRemoveFirst(s, args[0])
 	return nil
 }
 
-// removeFirst removes the first value of s.ext.vals equal to v, if any.
-func removeFirst(s *accState, v types.Value) {
+// aggRemoveFirst removes the first value of s.ext.vals equal to v, if any.
+func aggRemoveFirst(s *accState, v types.Value) {
 	if s.ext == nil {
 		return
 	}
@@ -319,7 +319,7 @@ func (listAggFunc) add(s *accState, args []types.Value) error {
 }
 
 func (listAggFunc) retract(s *accState, args []types.Value) error {
-	removeFirst(s, args[0])
+	aggRemoveFirst(s, args[0])
 	return nil
 }
 
@@ -377,15 +377,15 @@ func (f varianceFunc) value(s *accState) types.Value {
 	if f.sqrt {
 		r = math.Sqrt(r)
 	}
-	return castFloat(r, f.t)
+	return aggCastFloat(r, f.t)
 }
 
-// castFloat converts f to the numeric type t (integers truncate toward
+// aggCastFloat converts f to the numeric type t (integers truncate toward
 // zero, decimals round HALF_UP, NULL when it does not fit).
-func castFloat(f float64, t types.Type) types.Value {
+func aggCastFloat(f float64, t types.Type) types.Value {
 	switch {
 	case t.IsInteger():
-		return narrowInt(int64(f), t)
+		return aggNarrowInt(int64(f), t)
 	case t.ID == types.TypeFloat:
 		return types.NewFloat(float64(float32(f)))
 	case t.ID == types.TypeDecimal:

@@ -85,10 +85,10 @@ func TestAggregateDataDriven(t *testing.T) {
 				switch a.Key {
 				case "keys":
 					for _, v := range a.Vals {
-						h.spec.Keys = append(h.spec.Keys, atoi(t, v))
+						h.spec.Keys = append(h.spec.Keys, aggAtoi(t, v))
 					}
 				case "maxkeys":
-					h.max = atoi(t, a.Vals[0])
+					h.max = aggAtoi(t, a.Vals[0])
 				case "ttl":
 					dur, err := time.ParseDuration(a.Vals[0])
 					require.NoError(t, err)
@@ -149,7 +149,7 @@ func TestAggregateDataDriven(t *testing.T) {
 	})
 }
 
-func atoi(t testing.TB, s string) int {
+func aggAtoi(t testing.TB, s string) int {
 	n, err := strconv.Atoi(s)
 	require.NoError(t, err)
 	return n
@@ -166,10 +166,10 @@ func parseAggCall(t testing.TB, s string) jobgraph.AggCall {
 		case w == "distinct":
 			c.Distinct = true
 		case strings.HasPrefix(w, "filter="):
-			c.Filter = atoi(t, strings.TrimPrefix(w, "filter="))
+			c.Filter = aggAtoi(t, strings.TrimPrefix(w, "filter="))
 		default:
 			for _, a := range strings.Split(w, ",") {
-				c.Args = append(c.Args, atoi(t, a))
+				c.Args = append(c.Args, aggAtoi(t, a))
 			}
 		}
 	}
@@ -196,7 +196,7 @@ func parseAggValue(t testing.TB, s string, typ types.Type) types.Value {
 	}
 	switch {
 	case typ.IsInteger():
-		return types.NewInt(int64(atoi(t, s)))
+		return types.NewInt(int64(aggAtoi(t, s)))
 	case typ.ID == types.TypeFloat || typ.ID == types.TypeDouble:
 		f, err := strconv.ParseFloat(s, 64)
 		require.NoError(t, err)
@@ -252,10 +252,10 @@ var allAggSchema = types.NewSchema(
 	types.Field{Name: "d", Type: types.Double}, types.Field{Name: "s", Type: types.String},
 	types.Field{Name: "b", Type: types.Boolean}, types.Field{Name: "c", Type: types.Decimal(10, 2)})
 
-// randomChangelog returns n rows of a valid changelog over a few keys: a
+// aggRandomChangelog returns n rows of a valid changelog over a few keys: a
 // retraction removes a row inserted earlier, and now and then a row that
 // was never inserted (which the operator must ignore).
-func randomChangelog(r *rand.Rand, n int) []types.Row {
+func aggRandomChangelog(r *rand.Rand, n int) []types.Row {
 	var live []types.Row
 	var rows []types.Row
 	for len(rows) < n {
@@ -282,7 +282,7 @@ func randomChangelog(r *rand.Rand, n int) []types.Row {
 			maybeNull(types.NewFloat(float64(r.IntN(9)) / 4)),
 			maybeNull(types.NewString(string(rune('p' + r.IntN(4))))),
 			maybeNull(types.NewBool(r.IntN(2) == 0)),
-			maybeNull(types.NewDecimal(mustDecimal(fmt.Sprintf("%d.%02d", r.IntN(5), r.IntN(100))))),
+			maybeNull(types.NewDecimal(aggMustDecimal(fmt.Sprintf("%d.%02d", r.IntN(5), r.IntN(100))))),
 		}
 		row := types.Row{Kind: types.Insert, Values: vals}
 		if r.IntN(10) == 0 { // a retraction of a row never inserted
@@ -298,7 +298,7 @@ func randomChangelog(r *rand.Rand, n int) []types.Row {
 	return rows
 }
 
-func mustDecimal(s string) *apd.Decimal {
+func aggMustDecimal(s string) *apd.Decimal {
 	d, err := types.ParseDecimal(s)
 	if err != nil {
 		panic(err)
@@ -306,9 +306,9 @@ func mustDecimal(s string) *apd.Decimal {
 	return d
 }
 
-// runAgg feeds rows to a new aggregate; restoreAt lists the row indexes
+// aggRun feeds rows to a new aggregate; restoreAt lists the row indexes
 // before which the operator flushes and is rebuilt over the same KV.
-func runAgg(t testing.TB, spec *jobgraph.Aggregate, rows []types.Row, maxKeys int, restoreAt map[int]bool) string {
+func aggRun(t testing.TB, spec *jobgraph.Aggregate, rows []types.Row, maxKeys int, restoreAt map[int]bool) string {
 	kv := state.NewMemory()
 	out := &collectOut{}
 	oc := OpContext{NS: "agg", KV: kv, Clock: &ManualClock{}, MaxKeys: maxKeys, Out: out}
@@ -334,21 +334,21 @@ func runAgg(t testing.TB, spec *jobgraph.Aggregate, rows []types.Row, maxKeys in
 func TestAggregateRestoreAndEviction(t *testing.T) {
 	for seed := range uint64(20) {
 		r := rand.New(rand.NewPCG(seed, 1))
-		rows := randomChangelog(r, 300)
+		rows := aggRandomChangelog(r, 300)
 		for _, keys := range [][]int{{0}, nil} {
 			spec := &jobgraph.Aggregate{Keys: keys, Calls: allAggCalls()}
-			want := runAgg(t, spec, rows, 0, nil)
+			want := aggRun(t, spec, rows, 0, nil)
 			require.NotEmpty(t, want)
 			half := map[int]bool{len(rows) / 2: true}
-			require.Equal(t, want, runAgg(t, spec, rows, 0, half), "restore at half, seed %d", seed)
+			require.Equal(t, want, aggRun(t, spec, rows, 0, half), "restore at half, seed %d", seed)
 			every := map[int]bool{}
 			for i := range rows {
 				if r.IntN(10) == 0 {
 					every[i] = true
 				}
 			}
-			require.Equal(t, want, runAgg(t, spec, rows, 0, every), "restore at random rows, seed %d", seed)
-			require.Equal(t, want, runAgg(t, spec, rows, 2, nil), "MaxKeys=2, seed %d", seed)
+			require.Equal(t, want, aggRun(t, spec, rows, 0, every), "restore at random rows, seed %d", seed)
+			require.Equal(t, want, aggRun(t, spec, rows, 2, nil), "MaxKeys=2, seed %d", seed)
 		}
 	}
 }
@@ -360,7 +360,7 @@ func TestAggregateStateCleared(t *testing.T) {
 	spec := &jobgraph.Aggregate{Keys: []int{0}, Calls: allAggCalls()}
 	op, err := newAggregateOp(spec, allAggSchema, OpContext{NS: "agg", KV: kv, Out: &collectOut{}})
 	require.NoError(t, err)
-	rows := randomChangelog(rand.New(rand.NewPCG(7, 7)), 200)
+	rows := aggRandomChangelog(rand.New(rand.NewPCG(7, 7)), 200)
 	for _, row := range rows {
 		require.NoError(t, op.Process(0, row))
 	}
@@ -388,11 +388,11 @@ func TestAggregateBadSpec(t *testing.T) {
 	}
 }
 
-// nullOut discards what an operator emits.
-type nullOut struct{ n int }
+// aggNullOut discards what an operator emits.
+type aggNullOut struct{ n int }
 
-func (o *nullOut) Emit(types.Row) error  { o.n++; return nil }
-func (o *nullOut) Watermark(int64) error { return nil }
+func (o *aggNullOut) Emit(types.Row) error  { o.n++; return nil }
+func (o *aggNullOut) Watermark(int64) error { return nil }
 
 // BenchmarkAggregate: COUNT(*), SUM(v) GROUP BY k over 1M insert-only rows
 // and 100k keys, against a hand-written map loop doing the same work.
@@ -424,20 +424,20 @@ func BenchmarkAggregate(b *testing.B) {
 		var allocs uint64
 		var cpu time.Duration
 		for b.Loop() {
-			out := &nullOut{}
+			out := &aggNullOut{}
 			op, err := newAggregateOp(spec, schema, OpContext{NS: "agg", KV: state.NewMemory(), Out: out})
 			if err != nil {
 				b.Fatal(err)
 			}
-			before, cpu0 := memAllocs(), cpuTime()
+			before, cpu0 := aggMemAllocs(), aggCPUTime()
 			for i := range ks {
 				row.Values[0], row.Values[1] = types.NewInt(ks[i]), types.NewInt(vs[i])
 				if err := op.Process(0, row); err != nil {
 					b.Fatal(err)
 				}
 			}
-			cpu += cpuTime() - cpu0
-			allocs += memAllocs() - before
+			cpu += aggCPUTime() - cpu0
+			allocs += aggMemAllocs() - before
 		}
 		report(b, allocs, cpu)
 	})
@@ -446,9 +446,9 @@ func BenchmarkAggregate(b *testing.B) {
 		var allocs uint64
 		var cpu time.Duration
 		for b.Loop() {
-			before, cpu0 := memAllocs(), cpuTime()
+			before, cpu0 := aggMemAllocs(), aggCPUTime()
 			m := map[int64]*acc{}
-			out := &nullOut{}
+			out := &aggNullOut{}
 			for i := range ks {
 				row.Values[0], row.Values[1] = types.NewInt(ks[i]), types.NewInt(vs[i])
 				k := row.Values[0].Int()
@@ -461,15 +461,15 @@ func BenchmarkAggregate(b *testing.B) {
 				a.sum += row.Values[1].Int()
 				_ = out.Emit(types.Row{Values: []types.Value{row.Values[0], types.NewInt(a.count), types.NewInt(a.sum)}})
 			}
-			cpu += cpuTime() - cpu0
-			allocs += memAllocs() - before
+			cpu += aggCPUTime() - cpu0
+			allocs += aggMemAllocs() - before
 		}
 		report(b, allocs, cpu)
 	})
 }
 
-// cpuTime returns the user and system CPU time of the process.
-func cpuTime() time.Duration {
+// aggCPUTime returns the user and system CPU time of the process.
+func aggCPUTime() time.Duration {
 	var ru syscall.Rusage
 	if err := syscall.Getrusage(syscall.RUSAGE_SELF, &ru); err != nil {
 		return 0
@@ -477,7 +477,7 @@ func cpuTime() time.Duration {
 	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
 }
 
-func memAllocs() uint64 {
+func aggMemAllocs() uint64 {
 	var m goruntime.MemStats
 	goruntime.ReadMemStats(&m)
 	return m.Mallocs
@@ -494,7 +494,7 @@ func TestAggregateMatchesBatch(t *testing.T) {
 	for seed := range uint64(30) {
 		r := rand.New(rand.NewPCG(seed, 3))
 		var rows []types.Row
-		for _, row := range randomChangelog(r, 400) {
+		for _, row := range aggRandomChangelog(r, 400) {
 			if row.Kind.IsRetraction() && !slices.ContainsFunc(rows, func(x types.Row) bool { return !x.Kind.IsRetraction() && equalValues(x.Values, row.Values) }) {
 				continue // a bogus retraction would decrement a group's row count
 			}
@@ -544,15 +544,15 @@ func TestAggregateMatchesBatch(t *testing.T) {
 				if orderDependent[c.Func] {
 					continue
 				}
-				want := batchAgg(c, g)
+				want := aggBatch(c, g)
 				require.True(t, types.Equal(want, got[k][i+1]), "seed %d key %s call %d %s: want %v, got %v", seed, k, i, c.Func, want, got[k][i+1])
 			}
 		}
 	}
 }
 
-// batchAgg computes call over rows directly.
-func batchAgg(c jobgraph.AggCall, rows [][]types.Value) types.Value {
+// aggBatch computes call over rows directly.
+func aggBatch(c jobgraph.AggCall, rows [][]types.Value) types.Value {
 	var vals []types.Value
 	seen := map[string]bool{}
 	for _, row := range rows {
