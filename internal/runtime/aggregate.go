@@ -41,7 +41,6 @@ type aggregateOp struct {
 	keyVals []types.Value
 	keyBuf  []byte
 	args    []types.Value
-	prev    []types.Value
 	distKey []byte
 	enc     []byte
 	// slab hands out the value slices of emitted rows, allocated in
@@ -145,8 +144,13 @@ func (op *aggregateOp) Process(_ int, row types.Row) error {
 	if first && retract {
 		return nil // Flink ignores a retraction of a group without state
 	}
+	// The row emitted last for the group, rebuilt from the accumulators
+	// before the update: the -U or -D row if the results change.
+	width := len(op.keys) + len(op.calls)
+	var prev []types.Value
 	if !first {
-		op.prev = op.appendResults(op.prev[:0], g)
+		prev = op.appendResults(op.alloc(width)[:len(op.keys)], g)
+		op.fillKeys(prev, row)
 	}
 	if retract {
 		g.count--
@@ -163,19 +167,18 @@ func (op *aggregateOp) Process(_ int, row types.Row) error {
 		if first {
 			return nil
 		}
-		return op.out.Emit(types.Row{Kind: types.Delete, Values: op.outRow(row, op.prev)})
+		return op.out.Emit(types.Row{Kind: types.Delete, Values: prev})
 	}
-	width := len(op.keys) + len(op.calls)
 	cur := op.appendResults(op.alloc(width)[:len(op.keys)], g)
 	op.fillKeys(cur, row)
 	if first {
 		return op.out.Emit(types.Row{Kind: types.Insert, Values: cur})
 	}
-	if op.ttl == 0 && equalValues(cur[len(op.keys):], op.prev) {
-		op.free(width)
+	if op.ttl == 0 && equalValues(cur[len(op.keys):], prev[len(op.keys):]) {
+		op.free(2 * width) // prev and cur, the last two slices handed out
 		return nil
 	}
-	if err := op.out.Emit(types.Row{Kind: types.UpdateBefore, Values: op.outRow(row, op.prev)}); err != nil {
+	if err := op.out.Emit(types.Row{Kind: types.UpdateBefore, Values: prev}); err != nil {
 		return err
 	}
 	return op.out.Emit(types.Row{Kind: types.UpdateAfter, Values: cur})
@@ -381,14 +384,6 @@ func (op *aggregateOp) fillKeys(dst []types.Value, row types.Row) {
 	}
 }
 
-// outRow returns a new output row of row's keys and the call results.
-func (op *aggregateOp) outRow(row types.Row, results []types.Value) []types.Value {
-	r := op.alloc(len(op.keys) + len(op.calls))
-	op.fillKeys(r, row)
-	copy(r[len(op.keys):], results)
-	return r
-}
-
 // alloc returns a fresh slice of n values from the slab.
 func (op *aggregateOp) alloc(n int) []types.Value {
 	if len(op.slab)-op.slabPos < n {
@@ -400,8 +395,9 @@ func (op *aggregateOp) alloc(n int) []types.Value {
 }
 
 // free takes back the last n values alloc handed out, which were not
-// emitted.
-func (op *aggregateOp) free(n int) { op.slabPos -= n }
+// emitted, as far as they are in the current chunk (chunks hold whole
+// rows, so a row is never split).
+func (op *aggregateOp) free(n int) { op.slabPos = max(op.slabPos-n, 0) }
 
 // appendGroup encodes g: its row count, its stamp, then each accumulator.
 func (op *aggregateOp) appendGroup(dst []byte, g *aggGroup) []byte {
