@@ -633,6 +633,9 @@ func TestAggregateSlabBoundary(t *testing.T) {
 	out := &aggKeepOut{}
 	op, err := newAggregateOp(spec, schema, OpContext{NS: "agg", KV: state.NewMemory(), Out: out})
 	require.NoError(t, err)
+	// A third group makes the rows handed out odd, so that an update's
+	// two rows straddle chunk boundaries.
+	require.NoError(t, op.Process(0, types.Row{Values: []types.Value{types.NewInt(2), types.NewInt(0)}}))
 	for i := range 5 * slabRows {
 		// Key 0 grows (-U/+U), key 1 repeats (suppressed), in runs of
 		// varying length so that suppressions fall everywhere in a chunk.
