@@ -7,8 +7,6 @@ import (
 	"github.com/eddy-sql/eddy/types"
 )
 
-var errEmptyTimerName = errors.New("ptf: timer names must not be empty; use RegisterOnTimeUnnamed for unnamed timers")
-
 // Input is one row passed to Eval: the row of exactly one table argument.
 type Input struct {
 	// Arg is the name of the table argument the row belongs to; empty for
