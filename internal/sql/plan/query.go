@@ -57,7 +57,7 @@ func (p *Planner) PlanSelect(q ast.Query) (*QueryPlan, error) {
 	schema := f.sc.schema()
 	job.Sink = jobgraph.Sink{Kind: jobgraph.CollectSink, Schema: schema}
 	job.Mode, job.UpsertKey = f.mode, f.key
-	return &QueryPlan{Job: job, Schema: schema, Mode: f.mode, Key: f.key}, nil
+	return &QueryPlan{Job: job, Schema: schema, Mode: f.mode, Key: f.key, Changelog: changelogOf(f)}, nil
 }
 
 func (p *Planner) planQuery(q ast.Query, job *jobgraph.Job) (*frag, error) {
@@ -284,9 +284,12 @@ func applyAlias(f *frag, a *ast.Alias) error {
 // planTableFunc plans a PTF call in FROM.
 func (p *Planner) planTableFunc(tf *ast.TableFunc, job *jobgraph.Job) (*frag, error) {
 	hadPTF := job.PTF != nil
-	id, def, err := p.ResolveFunction(tf.Name)
-	if err != nil {
-		return nil, err
+	id, def, isBuiltin := builtinPTF(tf.Name.Last().Name)
+	var err error
+	if !isBuiltin || len(tf.Name.Names()) > 1 {
+		if id, def, err = p.ResolveFunction(tf.Name); err != nil {
+			return nil, err
+		}
 	}
 	ttl, err := p.stateTTL()
 	if err != nil {
@@ -326,7 +329,7 @@ func (p *Planner) planTableFunc(tf *ast.TableFunc, job *jobgraph.Job) (*frag, er
 			}
 			frags[f.input] = f
 			tv := &tableArgValue{
-				rel: &rel{input: f.input, schema: f.sc.schema(), mode: f.mode, upsertKey: f.key, timeAttrs: f.timeAttrs},
+				rel: &rel{input: f.input, schema: f.sc.schema(), mode: f.mode, upsertKey: f.key, timeAttrs: f.timeAttrs, kinds: changelogOf(f)},
 				pos: v.Pos(), hasPartition: len(v.PartitionBy) > 0,
 			}
 			for _, id := range v.PartitionBy {
