@@ -81,7 +81,7 @@ func (d *Definition) Validate() error {
 		}
 		seen[a.Name] = true
 		if a.Kind == ScalarArg {
-			if a.Type != "DESCRIPTOR" {
+			if !a.IsDescriptor() {
 				if _, err := types.ParseType(a.Type); err != nil {
 					return fmt.Errorf("invalid type of argument '%s': %w", a.Name, err)
 				}

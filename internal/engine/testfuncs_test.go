@@ -56,6 +56,20 @@ var testFunctions = map[string]*ptf.Definition{
 			return nil
 		},
 	},
+	// Descriptors emits its DESCRIPTOR arguments: cols is DESCRIPTOR NOT
+	// NULL, extra an optional DESCRIPTOR.
+	"Descriptors": {
+		Args: []ptf.Arg{
+			ptf.Table("input"),
+			ptf.Scalar("cols", "DESCRIPTOR NOT NULL"),
+			ptf.OptionalScalar("extra", "DESCRIPTOR"),
+		},
+		Output: "ROW<cols STRING, extra STRING>",
+		Eval: func(ctx *ptf.Context, in ptf.Input) error {
+			ctx.Collect(types.NewString(ctx.Arg("cols").String()), types.NewString(ctx.Arg("extra").String()))
+			return nil
+		},
+	},
 	// DeliveredMode emits the changelog mode delivered to its table and the
 	// kind of each row.
 	"DeliveredMode": {

@@ -207,6 +207,15 @@ func (c *ptfCall) planPTF() (*jobgraph.PTF, error) {
 	return node, c.deriveOutput(node)
 }
 
+// isNullLiteral reports whether e is the constant NULL (untyped or cast).
+func isNullLiteral(e expr.Expr) bool {
+	if e == nil {
+		return false
+	}
+	v, err := e.Eval(nil)
+	return err == nil && v.IsNull()
+}
+
 func partitionHint(a ptf.Arg) string {
 	if a.Traits.Has(ptf.SetSemantic) {
 		return " PARTITION BY key"
@@ -226,7 +235,15 @@ func (c *ptfCall) bindScalar(node *jobgraph.PTF, a ptf.Arg, arg callArg, given b
 	if arg.table != nil {
 		return errAt(arg.valuePos, sqlerr.InvalidArgument, "Invalid argument value. Argument '%s' expects a scalar value of type %s, but a table was passed.", a.Name, a.Type)
 	}
-	if a.Type == "DESCRIPTOR" {
+	if a.IsDescriptor() {
+		if isNullLiteral(arg.scalar) {
+			if a.NotNull() {
+				return errAt(arg.valuePos, sqlerr.InvalidArgument, "Argument '%s' of function '%s' is DESCRIPTOR NOT NULL, but NULL was passed", a.Name, c.name).
+					WithHint("pass %s => DESCRIPTOR(column, ...)", a.Name)
+			}
+			node.Scalars[a.Name] = types.Null // an optional descriptor passed as NULL
+			return nil
+		}
 		if !arg.isDesc {
 			return errAt(arg.valuePos, sqlerr.InvalidArgument, "Argument '%s' expects a DESCRIPTOR(...)", a.Name)
 		}
@@ -346,16 +363,20 @@ func (c *ptfCall) bindTable(a ptf.Arg, arg callArg) (jobgraph.PTFTable, error) {
 	return t, nil
 }
 
+// lastPTF returns the last function call of a job (nil without one).
+func lastPTF(job *jobgraph.Job) *jobgraph.PTF {
+	if n := len(job.Chain); n > 0 {
+		return job.Chain[n-1].PTF
+	}
+	return job.PTF
+}
+
 // changelogOf returns the exact changelog of a relation: the mode the
 // last function call produces for a call's output, else that of its mode
 // (upsert tables may have key-only deletes).
 func changelogOf(f *frag) ptf.ChangelogMode {
 	if f.input < 0 && f.job.PTF != nil {
-		node := f.job.PTF
-		if n := len(f.job.Chain); n > 0 {
-			node = f.job.Chain[n-1].PTF
-		}
-		return node.Produced
+		return lastPTF(f.job).Produced
 	}
 	switch f.mode {
 	case jobgraph.Upsert:

@@ -107,7 +107,11 @@ func (p *Planner) planSelect(s *ast.Select, job *jobgraph.Job) (*frag, error) {
 		}
 		if f.mode == jobgraph.Upsert {
 			if f.input < 0 {
-				return nil, errAt(s.Where.Pos(), sqlerr.Unsupported, "Filtering the upsert output of a table function is not supported yet")
+				cl := changelogOf(f)
+				return nil, errAt(s.Where.Pos(), sqlerr.ChangelogMismatch,
+					"There is a changelog mismatch: WHERE over the output of function '%s' needs a retract changelog (UPDATE_BEFORE rows, to retract rows that stop matching), but the function produces an upsert changelog (%s: %s) keyed by (%s)",
+					lastPTF(f.job).Name, cl.Name(), cl, keyNames(f)).
+					WithHint("filter inside the function, or let it answer a required UPDATE_BEFORE (ChangelogContext.Required) with a retract changelog")
 			}
 			f.normalize()
 		}
