@@ -236,7 +236,7 @@ func checkSinkMode(t *catalog.Table, f *frag, target, pk []int, sink jobgraph.Mo
 			what = "an upsert changelog (UPDATE_AFTER without UPDATE_BEFORE)"
 		}
 		cl := changelogOf(f)
-		return errAt(pos, sqlerr.ChangelogMismatch, "There is a changelog mismatch: the query produces %s, %s %s, but table sink '%s' is append-only and requires an insert-only changelog", what, cl.Name(), cl, t.Name).
+		return errAt(pos, sqlerr.ChangelogMismatch, "There is a changelog mismatch: the query produces %s, mode %s %s, but table sink '%s' is append-only and requires an insert-only changelog", what, cl.Name(), cl, t.Name).
 			WithHint("declare PRIMARY KEY (%s) NOT ENFORCED on %s so it becomes an upsert table", keyNames(f), t.Name)
 	}
 	// upsert sink
