@@ -226,15 +226,7 @@ func (e *Engine) createFunction(s *ast.CreateFunction) (*cli.Result, error) {
 		}
 		return nil, err.WithHint("registered ids: %s", strings.Join(e.reg.IDs(), ", "))
 	}
-	p := e.planner()
-	parts := s.Name.Names()
-	cat, db := p.Session.Catalog, p.Session.Database
-	switch len(parts) {
-	case 2:
-		db = parts[0]
-	case 3:
-		cat, db = parts[0], parts[1]
-	}
+	cat, db := e.qualify(s.Name)
 	if err := e.checkDatabase(cat, db, s.Name.Pos()); err != nil {
 		return nil, err
 	}
@@ -286,14 +278,7 @@ func (e *Engine) suggestID(s *ast.CreateFunction) string {
 }
 
 func (e *Engine) dropFunction(s *ast.DropFunction) (*cli.Result, error) {
-	parts := s.Name.Names()
-	cat, db := e.sess.Catalog, e.sess.Database
-	switch len(parts) {
-	case 2:
-		db = parts[0]
-	case 3:
-		cat, db = parts[0], parts[1]
-	}
+	cat, db := e.qualify(s.Name)
 	if err := e.cat.DropFunction(cat, db, s.Name.Last().Name); err != nil {
 		if errors.Is(err, catalog.ErrNotFound) {
 			if s.IfExists {

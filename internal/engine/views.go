@@ -18,14 +18,7 @@ func (e *Engine) createView(s *ast.CreateView) (*cli.Result, error) {
 	if err != nil {
 		return nil, err
 	}
-	cat, db := e.sess.Catalog, e.sess.Database
-	parts := s.Name.Names()
-	switch len(parts) {
-	case 2:
-		db = parts[0]
-	case 3:
-		cat, db = parts[0], parts[1]
-	}
+	cat, db := e.qualify(s.Name)
 	if err := e.checkDatabase(cat, db, s.Name.Pos()); err != nil {
 		return nil, err
 	}
@@ -103,4 +96,17 @@ func notAView(t *catalog.Table, pos sqlerr.Pos, what string) error {
 		return nil
 	}
 	return sqlerr.Newf(sqlerr.InvalidArgument, "'%s' is a view: %s", t.Name, what).At(pos)
+}
+
+// qualify returns the catalog and database a one- to three-part object
+// name lives in, defaulting to the session's.
+func (e *Engine) qualify(n *ast.ObjectName) (cat, db string) {
+	cat, db = e.sess.Catalog, e.sess.Database
+	switch parts := n.Names(); len(parts) {
+	case 2:
+		db = parts[0]
+	case 3:
+		cat, db = parts[0], parts[1]
+	}
+	return cat, db
 }

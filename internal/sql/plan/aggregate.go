@@ -187,14 +187,9 @@ func (p *Planner) planAggregate(s *ast.Select, f *frag, distinct bool) error {
 		return err
 	}
 	out := &scope{cols: append(append([]column(nil), keyCols...), callCols...), subst: subst, grouped: in}
-	n := 0
-	for _, nd := range f.job.Nodes {
-		if _, ok := nd.Op.(*jobgraph.Aggregate); ok {
-			n++
-		}
-	}
+	uid := nextUID[*jobgraph.Aggregate](f.job, "agg")
 	f.end = addNode(f.job, jobgraph.Node{
-		UID:    fmt.Sprintf("agg/%d", n),
+		UID:    uid,
 		Inputs: []jobgraph.Edge{{From: f.end, Exchange: jobgraph.Hash, Keys: keys}},
 		Op:     &jobgraph.Aggregate{Keys: keys, Calls: calls, StateTTL: ttl},
 		Out:    out.schema(),

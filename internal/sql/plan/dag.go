@@ -98,3 +98,16 @@ func finish(job *jobgraph.Job, result int) {
 		job.Result = newIdx[job.Result]
 	}
 }
+
+// nextUID returns the uid of a new node of kind prefix ("agg", "join"):
+// the prefix and the number of nodes of the same operator before it, so
+// that the same query text always gives the same uids.
+func nextUID[T any](job *jobgraph.Job, prefix string) string {
+	n := 0
+	for _, nd := range job.Nodes {
+		if _, ok := nd.Op.(T); ok {
+			n++
+		}
+	}
+	return fmt.Sprintf("%s/%d", prefix, n)
+}

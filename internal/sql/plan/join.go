@@ -111,23 +111,9 @@ func (p *Planner) planJoin(j *ast.Join, job *jobgraph.Job, where []ast.Expr) (*f
 				x, y = y, x
 			}
 			if refsWithin(x, l.sc, true) && refsWithin(y, r.sc, true) && !refsWithin(y, l.sc, true) && !refsWithin(x, r.sc, true) {
-				lx, err := bindExpr(x, l.sc)
+				lx, rx, err := bindKeyPair(x, l.sc, y, r.sc, b.OpPos)
 				if err != nil {
 					return nil, nil, err
-				}
-				rx, err := bindExpr(y, r.sc)
-				if err != nil {
-					return nil, nil, err
-				}
-				t, ok := expr.CommonType(lx.Type(), rx.Type())
-				if !ok {
-					return nil, nil, errAt(b.OpPos, sqlerr.TypeMismatch, "Cannot compare %s of type %s with %s of type %s", ast.Format(x), lx.Type(), ast.Format(y), rx.Type())
-				}
-				if lx, err = castKey(lx, t); err != nil {
-					return nil, nil, positioned(err, b.OpPos, sqlerr.TypeMismatch)
-				}
-				if rx, err = castKey(rx, t); err != nil {
-					return nil, nil, positioned(err, b.OpPos, sqlerr.TypeMismatch)
 				}
 				lKeys, rKeys = append(lKeys, lx), append(rKeys, rx)
 				continue
@@ -171,18 +157,13 @@ func (p *Planner) planJoin(j *ast.Join, job *jobgraph.Job, where []ast.Expr) (*f
 	case jobgraph.FullJoin:
 		nullable(out)
 	}
-	n := 0
-	for _, nd := range job.Nodes {
-		if _, ok := nd.Op.(*jobgraph.Join); ok {
-			n++
-		}
-	}
+	uid := nextUID[*jobgraph.Join](job, "join")
 	f := &frag{job: job, input: -1, sc: &scope{cols: out}, mode: jobgraph.Retract, timeAttrs: map[int]bool{}}
 	if spec.Kind == jobgraph.InnerJoin && l.mode == jobgraph.Append && r.mode == jobgraph.Append {
 		f.mode = jobgraph.Append
 	}
 	f.end = addNode(job, jobgraph.Node{
-		UID: fmt.Sprintf("join/%d", n),
+		UID: uid,
 		Inputs: []jobgraph.Edge{
 			{From: l.end, Exchange: jobgraph.Hash, Keys: lPos},
 			{From: r.end, Exchange: jobgraph.Hash, Keys: rPos},
@@ -241,6 +222,31 @@ func keyColumns(f *frag, keys []expr.Expr) (pos []int, extra int, err error) {
 	f.sc = &scope{cols: cols}
 	f.addCalc(jobgraph.Calc{Project: append(all, proj...)})
 	return pos, extra, nil
+}
+
+// bindKeyPair binds the two sides of a join equality (x over the left
+// scope, y over the right) and casts both to their common type, so that
+// equal values hash and compare as equal keys.
+func bindKeyPair(x ast.Expr, lsc *scope, y ast.Expr, rsc *scope, pos sqlerr.Pos) (expr.Expr, expr.Expr, error) {
+	lx, err := bindExpr(x, lsc)
+	if err != nil {
+		return nil, nil, err
+	}
+	rx, err := bindExpr(y, rsc)
+	if err != nil {
+		return nil, nil, err
+	}
+	t, ok := expr.CommonType(lx.Type(), rx.Type())
+	if !ok {
+		return nil, nil, errAt(pos, sqlerr.TypeMismatch, "Cannot compare %s of type %s with %s of type %s", ast.Format(x), lx.Type(), ast.Format(y), rx.Type())
+	}
+	if lx, err = castKey(lx, t); err != nil {
+		return nil, nil, positioned(err, pos, sqlerr.TypeMismatch)
+	}
+	if rx, err = castKey(rx, t); err != nil {
+		return nil, nil, positioned(err, pos, sqlerr.TypeMismatch)
+	}
+	return lx, rx, nil
 }
 
 // castKey casts a join key to the keys' common type t (nullability

@@ -103,14 +103,9 @@ func semiJoin(f, r *frag, lKeys, rKeys []expr.Expr, residual []ast.Expr, anti bo
 	if anti || f.mode != jobgraph.Append || r.mode != jobgraph.Append {
 		mode = jobgraph.Retract
 	}
-	n := 0
-	for _, nd := range f.job.Nodes {
-		if _, ok := nd.Op.(*jobgraph.Join); ok {
-			n++
-		}
-	}
+	uid := nextUID[*jobgraph.Join](f.job, "join")
 	f.end = addNode(f.job, jobgraph.Node{
-		UID: fmt.Sprintf("join/%d", n),
+		UID: uid,
 		Inputs: []jobgraph.Edge{
 			{From: f.end, Exchange: jobgraph.Hash, Keys: lPos},
 			{From: r.end, Exchange: jobgraph.Hash, Keys: rPos},
@@ -209,23 +204,9 @@ func (p *Planner) planExists(f *frag, n *ast.Exists, anti bool) error {
 				x, y = y, x
 			}
 			if refsWithin(x, f.sc, true) && refsWithin(y, r.sc, true) && !refsWithin(x, r.sc, true) {
-				lx, err := bindExpr(x, f.sc)
+				lx, rx, err := bindKeyPair(x, f.sc, y, r.sc, b.OpPos)
 				if err != nil {
 					return err
-				}
-				rx, err := bindExpr(y, r.sc)
-				if err != nil {
-					return err
-				}
-				t, ok := expr.CommonType(lx.Type(), rx.Type())
-				if !ok {
-					return errAt(b.OpPos, sqlerr.TypeMismatch, "Cannot compare %s of type %s with %s of type %s", ast.Format(x), lx.Type(), ast.Format(y), rx.Type())
-				}
-				if lx, err = castKey(lx, t); err != nil {
-					return positioned(err, b.OpPos, sqlerr.TypeMismatch)
-				}
-				if rx, err = castKey(rx, t); err != nil {
-					return positioned(err, b.OpPos, sqlerr.TypeMismatch)
 				}
 				lKeys, rKeys = append(lKeys, lx), append(rKeys, rx)
 				continue
@@ -295,12 +276,7 @@ func (p *Planner) planScalarSubqueries(f *frag, es ...ast.Expr) error {
 		}
 		cols := append(append([]column(nil), f.sc.cols...), column{name: fmt.Sprintf("$scalar%d", len(f.sc.cols)), typ: r.sc.cols[0].typ.Nullable()})
 		spec := &jobgraph.Join{Kind: jobgraph.LeftJoin, Left: f.sc.schema(), Right: r.sc.schema()}
-		n := 0
-		for _, nd := range f.job.Nodes {
-			if _, ok := nd.Op.(*jobgraph.Join); ok {
-				n++
-			}
-		}
+		uid := nextUID[*jobgraph.Join](f.job, "join")
 		subst := map[string]int{}
 		for k, v := range f.sc.subst {
 			subst[k] = v
@@ -308,7 +284,7 @@ func (p *Planner) planScalarSubqueries(f *frag, es ...ast.Expr) error {
 		subst[ast.Format(sq)] = len(cols) - 1
 		sc := &scope{cols: cols, subst: subst, grouped: f.sc.grouped, env: f.sc.env}
 		f.end = addNode(f.job, jobgraph.Node{
-			UID:    fmt.Sprintf("join/%d", n),
+			UID:    uid,
 			Inputs: []jobgraph.Edge{{From: f.end, Exchange: jobgraph.Hash}, {From: r.end, Exchange: jobgraph.Hash}},
 			Op:     spec,
 			Out:    sc.schema(),
