@@ -20,6 +20,10 @@ type source struct {
 	reader  inputReader
 	pos     []logstore.Position
 	inputOf map[string]int // log -> input index
+	// alsoOf lists, per log, the further inputs that read the same log
+	// table (a self-join, a union of a table with itself): the log is read
+	// once and each record goes to every input.
+	alsoOf map[string][]int
 	// targets bounds a snapshot: the end offsets when it started.
 	targets map[logstore.Position]int64
 	wm      [][]int64 // per input, per partition
@@ -48,6 +52,13 @@ func newSource(j *Job) (*source, error) {
 		s.inWM = append(s.inWM, MinWatermark)
 		if in.Generator != nil || in.Source != nil {
 			continue // generated and external inputs have their own readers (generate.go, external.go)
+		}
+		if _, dup := s.inputOf[in.Log]; dup {
+			if s.alsoOf == nil {
+				s.alsoOf = map[string][]int{}
+			}
+			s.alsoOf[in.Log] = append(s.alsoOf[in.Log], i)
+			continue
 		}
 		s.inputOf[in.Log] = i
 		for p := range w {
@@ -304,7 +315,19 @@ func (s *source) idle(ctx context.Context) error {
 }
 
 func (s *source) record(ctx context.Context, rec logstore.Record) error {
-	i := s.inputOf[rec.Log]
+	if err := s.recordOf(ctx, rec, s.inputOf[rec.Log]); err != nil {
+		return err
+	}
+	for _, i := range s.alsoOf[rec.Log] {
+		if err := s.recordOf(ctx, rec, i); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// recordOf passes a record to input i.
+func (s *source) recordOf(ctx context.Context, rec logstore.Record, i int) error {
 	in := &s.inputs[i]
 	extra := 0
 	if in.Columns != nil {

@@ -406,9 +406,6 @@ func (p *Planner) planTableFunc(tf *ast.TableFunc, job *jobgraph.Job) (*frag, er
 		}
 		call.args = append(call.args, ca)
 	}
-	if err := checkOneInputPerTable(frags, tf); err != nil {
-		return nil, err
-	}
 	node, err := call.planPTF()
 	if err != nil {
 		return nil, err
@@ -443,23 +440,6 @@ func (p *Planner) planTableFunc(tf *ast.TableFunc, job *jobgraph.Job) (*frag, er
 	f := ptfFrag(job, node, tf)
 	f.end = idx
 	return f, nil
-}
-
-// checkOneInputPerTable refuses a table read by two table arguments of
-// one call: the two would share one input.
-func checkOneInputPerTable(frags []*frag, tf *ast.TableFunc) error {
-	seen := map[int]bool{}
-	for _, f := range frags {
-		if f.input < 0 {
-			continue
-		}
-		if seen[f.input] {
-			return errAt(tf.Pos(), sqlerr.Unsupported, "The same table is passed to two table arguments of '%s'; this is not supported yet", tf.Name.Last().Name).
-				WithHint("pass a view or a subquery of the table to one of them")
-		}
-		seen[f.input] = true
-	}
-	return nil
 }
 
 // ptfFrag is the relation of a call's output.
