@@ -25,6 +25,7 @@ import (
 	"github.com/eddy-sql/eddy/internal/engine"
 	"github.com/eddy-sql/eddy/internal/server"
 	"github.com/eddy-sql/eddy/ptf"
+	"github.com/spf13/pflag"
 )
 
 // Version is the version printed by `eddy version`.
@@ -85,17 +86,31 @@ func Run(opts ...Option) int {
 		}
 	}
 	// The CLI handles SIGINT itself (Ctrl-C cancels a query, not the shell).
-	return cli.Run(context.Background(), cli.Options{
+	cliOpts := cli.Options{
 		Version: Version,
 		Stdin:   c.stdin, Stdout: c.stdout, Stderr: c.stderr,
 		OpenEngine: func(ctx context.Context, dataDir string) (cli.Engine, error) {
 			return engine.Open(ctx, engine.Options{DataDir: dataDir, Registry: reg})
 		},
-		Commands: append(server.Commands(server.CommandOptions{
-			Registry:       reg,
-			DefaultDataDir: func() (string, error) { return cli.DefaultDataDir(os.LookupEnv) },
-		}), devkafka.Command(c.stdout, c.stderr)),
-	}, c.args)
+	}
+	cliOpts.Commands = append(server.Commands(server.CommandOptions{
+		Registry:       reg,
+		DefaultDataDir: func() (string, error) { return cli.DefaultDataDir(os.LookupEnv) },
+		Remote:         remoteKeys{cli.NewAPIKeyRemote(cliOpts)},
+	}), devkafka.Command(c.stdout, c.stderr))
+	return cli.Run(context.Background(), cliOpts, c.args)
+}
+
+// remoteKeys adapts the CLI's remote API key management to the server's
+// `eddy api-key` command (neither package imports the other).
+type remoteKeys struct{ *cli.APIKeyRemote }
+
+func (r remoteKeys) Connect(fs *pflag.FlagSet) (server.KeyManager, string, error) {
+	k, url, err := r.APIKeyRemote.Connect(fs)
+	if err != nil {
+		return nil, "", err
+	}
+	return k, url, nil
 }
 
 // Main runs the eddy command and exits with its exit code.

@@ -20,3 +20,8 @@ type APIKeyList struct {
 	Kind       string   `json:"kind"` // "APIKeyList"
 	Data       []APIKey `json:"data"`
 }
+
+// APIKeyCreate is the body of POST /v1/api-keys.
+type APIKeyCreate struct {
+	Description string `json:"description,omitempty"`
+}

@@ -203,6 +203,7 @@ const (
 	CodeTooLarge         = "REQUEST_TOO_LARGE"
 	CodeInternal         = "INTERNAL_ERROR"
 	CodeMethodNotAllowed = "METHOD_NOT_ALLOWED"
+	CodeLastAPIKey       = "LAST_API_KEY"
 )
 
 // ReplaceResponse is the answer of POST /v1/statements/{name}/replace.

@@ -103,7 +103,7 @@ It runs embedded, with all data in a local data directory.`,
   eddy sql -f pipeline.sql
 
   # Deploy a statement to a server and wait until it runs
-  eddy statement create orders --application-name shop --sql-file orders.sql --await
+  eddy statement create orders --application-name shop --sql-file orders.sql --wait
 
   # Show the version
   eddy version`,

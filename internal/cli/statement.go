@@ -16,7 +16,7 @@ import (
 	"github.com/spf13/cobra"
 )
 
-// DefaultAwaitTimeout is how long --await waits when it is given without a
+// DefaultAwaitTimeout is how long --wait waits when it is given without a
 // duration.
 const DefaultAwaitTimeout = 15 * time.Minute
 
@@ -54,11 +54,11 @@ pipeline. See docs/deploying.md.
 ` + settingsHelp,
 		Example: `  # Deploy a pipeline idempotently and wait until it runs
   eddy statement create orders-per-region --application-name shop \
-      --sql "$(cat orders_per_region.sql)" --on-conflict replace --await
+      --sql "$(cat orders_per_region.sql)" --on-conflict replace --wait
 
   # List the application's statements, then stop one and wait for it
   eddy statement list --application-name shop
-  eddy statement stop shop-orders-per-region --await=5m
+  eddy statement stop shop-orders-per-region --wait=5m
 
   # Follow the results of a SELECT
   eddy statement results cli-20260801-101500-3f9a0c2d4e1b --follow`,
@@ -70,14 +70,16 @@ pipeline. See docs/deploying.md.
 	}
 	pf := cmd.PersistentFlags()
 	s.conn.add(pf)
-	pf.StringVarP(&s.output, "output", "o", "table", "output `FORMAT`: table, json or yaml")
+	pf.StringVarP(&s.output, "output", "o", "human", "output `FORMAT`: human (also called table), json or yaml")
 	cmd.AddCommand(
 		s.newCreateCommand(),
 		s.newListCommand(),
 		s.newDescribeCommand(),
 		s.newStopCommand(),
 		s.newResumeCommand(),
+		s.newUpdateCommand(),
 		s.newDeleteCommand(),
+		s.newExceptionCommand(),
 		s.newExceptionsCommand(),
 		s.newResultsCommand(),
 	)
@@ -88,9 +90,11 @@ pipeline. See docs/deploying.md.
 // environment, checks the output format and makes the client.
 func (s *statementCmd) connect(cmd *cobra.Command) error {
 	switch s.output {
+	case "human":
+		s.output = "table" // the same thing: Confluent's name for it
 	case "table", "json", "yaml":
 	default:
-		return s.failf("invalid output format %q: use table, json or yaml", s.output)
+		return s.failf("invalid output format %q: use human, json or yaml", s.output)
 	}
 	var err error
 	s.settings, err = ResolveSettings(SettingSources{
@@ -191,7 +195,7 @@ func (s *statementCmd) fail(err error, name string) error {
 	return &ExitError{Code: 1}
 }
 
-// awaitFlag is the value of --await[=DURATION]: whether to wait, and how
+// awaitFlag is the value of --wait[=DURATION] (or --await): whether to wait, and how
 // long at most.
 type awaitFlag struct {
 	set bool
@@ -216,22 +220,29 @@ func (a *awaitFlag) Set(s string) error {
 
 func (a *awaitFlag) Type() string { return "duration" }
 
-// addAwaitFlag registers --await[=DURATION] on cmd; what says what it
-// waits for.
+// addAwaitFlag registers --wait[=DURATION] on cmd, and --await as its
+// other name (Confluent's CLI says --wait, its Table API plugin said
+// --action.await; Eddy had --await first); what says what it waits for.
 func addAwaitFlag(cmd *cobra.Command, a *awaitFlag, what string) {
-	cmd.Flags().Var(a, "await", "wait until "+what+", at most `DURATION` (default 15m when given without one; give it as --await=10m)")
+	cmd.Flags().Var(a, "wait", "wait until "+what+", at most `DURATION` (default 15m when given without one; give it as --wait=10m)")
+	cmd.Flags().Lookup("wait").NoOptDefVal = DefaultAwaitTimeout.String()
+	cmd.Flags().Var(a, "await", "the same as --wait")
 	cmd.Flags().Lookup("await").NoOptDefVal = DefaultAwaitTimeout.String()
 }
 
 // awaitArgs checks the arguments with check, after catching a duration
-// given to --await with a blank ("--await 10m"), which the flag cannot take
+// given to --wait or --await with a blank ("--wait 10m"), which the flag cannot take
 // (its value is optional) and which would otherwise be read as a name.
 func awaitArgs(check cobra.PositionalArgs, a *awaitFlag) cobra.PositionalArgs {
 	return func(cmd *cobra.Command, args []string) error {
 		if a.set && a.d == DefaultAwaitTimeout {
 			for _, arg := range args {
 				if _, err := time.ParseDuration(arg); err == nil {
-					return fmt.Errorf("%q looks like a duration for --await: write it as --await=%s", arg, arg)
+					flag := "wait"
+					if !cmd.Flags().Changed("wait") {
+						flag = "await"
+					}
+					return fmt.Errorf("%q looks like a duration for --%s: write it as --%s=%s", arg, flag, flag, arg)
 				}
 			}
 		}

@@ -3,6 +3,7 @@ package cli
 import (
 	"context"
 	"crypto/rand"
+	"encoding/csv"
 	"encoding/hex"
 	"fmt"
 	"io"
@@ -65,14 +66,14 @@ When a statement of that name exists already:
     statement starts fresh and reprocesses its sources.
 
 --stopped creates the statement without starting it; resume it later.
---await waits until the statement is RUNNING or COMPLETED (STOPPED with
+--wait (or --await) waits until the statement is RUNNING or COMPLETED (STOPPED with
 --stopped); it fails if the statement FAILED or the time ran out, printing
 its detail and latest exception.
 
 ` + settingsHelp,
 		Example: `  # Deploy from a file, replacing a changed version, and wait until it runs
   eddy statement create orders-per-region --application-name shop \
-      --sql-file orders_per_region.sql --on-conflict replace --await=10m
+      --sql-file orders_per_region.sql --on-conflict replace --wait=10m
 
   # Create a statement stopped, with a property and a label
   eddy statement create nightly --sql 'INSERT INTO totals SELECT ...' \
@@ -91,8 +92,8 @@ its detail and latest exception.
 	f.StringVar(&c.appName, "application-name", "", "application `NAME`, the prefix of the statement's name (or application.name=, or $EDDY_APPLICATION_NAME)")
 	f.StringVar(&c.onConflict, "on-conflict", "fail", "`MODE` fail or replace: what to do when the statement exists with another SQL or properties")
 	f.BoolVar(&c.stopped, "stopped", false, "create the statement stopped")
-	f.StringArrayVar(&c.properties, "property", nil, "a statement property `KEY=VALUE` (repeatable)")
-	f.StringArrayVar(&c.labels, "label", nil, "a label `KEY=VALUE` (repeatable)")
+	f.StringArrayVar(&c.properties, "property", nil, "statement properties `KEY=VALUE[,KEY=VALUE...]` (repeatable)")
+	f.StringArrayVar(&c.labels, "label", nil, "labels `KEY=VALUE[,KEY=VALUE...]` (repeatable)")
 	addAwaitFlag(cmd, &c.await, "the statement is RUNNING or COMPLETED")
 	cmd.MarkFlagsMutuallyExclusive("sql", "sql-file")
 	return cmd
@@ -319,13 +320,31 @@ func generateStatementName(app string, now time.Time) string {
 	return fmt.Sprintf("%s-%s-%s", app, now.UTC().Format("20060102-150405"), hex.EncodeToString(b))
 }
 
-// ParsePairs parses KEY=VALUE flag values.
+// ParsePairs parses KEY=VALUE flag values. Each value may hold several
+// pairs separated by commas, as Confluent's --property takes them
+// (k1=v1,k2=v2): it is split as a CSV record, so a pair in double quotes
+// keeps its commas ("k=a,b=c"), and a piece without '=' continues the value
+// before it (k=a,b is k="a,b").
 func ParsePairs(flag string, values []string) (map[string]string, error) {
 	if len(values) == 0 {
 		return nil, nil
 	}
+	var pairs []string
+	for _, value := range values {
+		pieces, err := splitCSV(value)
+		if err != nil {
+			return nil, fmt.Errorf("invalid %s %q: %v", flag, value, err)
+		}
+		for _, p := range pieces {
+			if n := len(pairs); n > 0 && !strings.Contains(p, "=") {
+				pairs[n-1] += "," + p
+				continue
+			}
+			pairs = append(pairs, p)
+		}
+	}
 	out := map[string]string{}
-	for _, kv := range values {
+	for _, kv := range pairs {
 		k, v, ok := strings.Cut(kv, "=")
 		k = strings.TrimSpace(k)
 		if !ok || k == "" {
@@ -337,6 +356,18 @@ func ParsePairs(flag string, values []string) (map[string]string, error) {
 		out[k] = v
 	}
 	return out, nil
+}
+
+// splitCSV splits one flag value as a CSV record (as pflag's StringSlice
+// does), with lenient quotes so that a quote inside a value is kept.
+func splitCSV(s string) ([]string, error) {
+	if s == "" || strings.ContainsAny(s, "\r\n") {
+		return []string{s}, nil // one line only: a value with a line break is one pair
+	}
+	r := csv.NewReader(strings.NewReader(s))
+	r.LazyQuotes = true
+	r.FieldsPerRecord = -1
+	return r.Read()
 }
 
 // sortedPairs renders a map as sorted "k=v" strings.

@@ -22,7 +22,10 @@ import (
 // State: per side and join key (the key values encoded with
 // types.AppendRow) one value holding the key's rows in arrival order, in a
 // write-back cache that Flush writes to the KV (dirty keys only), evicting
-// clean keys past MaxKeys down to half.
+// clean keys past MaxKeys down to half. Both sides of a key share one
+// cache entry, so a row costs one map lookup.
+//
+// Not implemented yet: StateTTL.
 type joinOp struct {
 	spec  *jobgraph.Join
 	ns    string
@@ -45,25 +48,36 @@ type joinOp struct {
 	arena   []types.Value // output rows are carved from it
 	encBuf  []byte
 	rowBuf  []byte
-	slab    []joinKeyRows // new cache entries are carved from it
+	slab    []joinKey // new cache entries are carved from it
+	// cache holds the state of the keys read or written since they were
+	// last evicted; dirty lists those to write at the next Flush.
+	cache map[string]*joinKey
+	dirty []*joinKey
+	// cur is the entry of the key of the row being processed.
+	cur *joinKey
 }
 
-// joinSide is one side's state.
+// joinSide describes one side.
 type joinSide struct {
 	name  string // state name in the KV: "left" or "right"
 	keys  []int
-	cache map[string]*joinKeyRows
-	dirty []string
 	width int
+}
+
+// joinKey is the cached state of one join key: the rows of both sides.
+type joinKey struct {
+	key   string
+	sides [2]joinKeyRows
+	dirty bool
 }
 
 // joinKeyRows is the state of one join key of one side.
 type joinKeyRows struct {
-	key  string
 	rows []joinRow
 	// one holds the first row of a key without another allocation.
-	one   [1]joinRow
-	dirty bool
+	one    [1]joinRow
+	loaded bool // read from the KV
+	dirty  bool
 }
 
 // joinRow is one distinct row of a key with its multiplicity and, on outer
@@ -99,8 +113,9 @@ func newJoinOp(spec *jobgraph.Join, oc OpContext) (*joinOp, error) {
 		wm:      newMinWatermark(2),
 		maxKeys: oc.MaxKeys,
 	}
-	j.sides[0] = joinSide{name: "left", keys: spec.LeftKeys, cache: map[string]*joinKeyRows{}, width: spec.Left.Len()}
-	j.sides[1] = joinSide{name: "right", keys: spec.RightKeys, cache: map[string]*joinKeyRows{}, width: spec.Right.Len()}
+	j.sides[0] = joinSide{name: "left", keys: spec.LeftKeys, width: spec.Left.Len()}
+	j.sides[1] = joinSide{name: "right", keys: spec.RightKeys, width: spec.Right.Len()}
+	j.cache = map[string]*joinKey{}
 	for s := range j.sides {
 		if k := j.sides[s].keys; len(k) > 0 {
 			for _, c := range k {
@@ -138,6 +153,7 @@ func (j *joinOp) Process(port int, row types.Row) error {
 		return fmt.Errorf("join: %s row has %d values, want %d", j.sides[port].name, len(row.Values), j.sides[port].width)
 	}
 	key, ok := j.key(port, row.Values)
+	j.cur = nil
 	if j.semi {
 		if port == 0 {
 			return j.semiLeft(key, ok, row)
@@ -405,21 +421,28 @@ func (j *joinOp) emit(kind types.RowKind, left, right []types.Value) error {
 	return j.out.Emit(types.Row{Kind: kind, Values: vals})
 }
 
-// lookup returns the cached rows of key on side s, reading them from the
-// KV on a miss. An absent key is cached as an empty entry.
+// lookup returns the rows of key on side s, reading them from the KV
+// the first time.
 func (j *joinOp) lookup(s int, key []byte) (*joinKeyRows, error) {
-	side := &j.sides[s]
-	if e := side.cache[string(key)]; e != nil {
+	if j.cur == nil {
+		j.cur = j.cache[string(key)]
+		if j.cur == nil {
+			if len(j.slab) == 0 {
+				j.slab = make([]joinKey, joinSlab)
+			}
+			j.cur = &j.slab[0]
+			j.slab = j.slab[1:]
+			j.cur.key = string(key)
+			j.cache[j.cur.key] = j.cur
+		}
+	}
+	e := &j.cur.sides[s]
+	if e.loaded {
 		return e, nil
 	}
-	if len(j.slab) == 0 {
-		j.slab = make([]joinKeyRows, joinSlab)
-	}
-	e := &j.slab[0]
-	j.slab = j.slab[1:]
-	e.key = string(key)
+	e.loaded = true
 	e.rows = e.one[:0]
-	b, ok, err := j.kv.Get(j.ns, side.name, key)
+	b, ok, err := j.kv.Get(j.ns, j.sides[s].name, key)
 	if err != nil {
 		return nil, fmt.Errorf("reading join state: %w", err)
 	}
@@ -428,7 +451,6 @@ func (j *joinOp) lookup(s int, key []byte) (*joinKeyRows, error) {
 			return nil, fmt.Errorf("decoding join state: %w", err)
 		}
 	}
-	side.cache[e.key] = e
 	return e, nil
 }
 
@@ -460,10 +482,12 @@ func (j *joinOp) retract(s int, e *joinKeyRows, vals []types.Value) {
 	}
 }
 
+// markDirty marks side s of the current key for the next Flush.
 func (j *joinOp) markDirty(s int, e *joinKeyRows) {
-	if !e.dirty {
-		e.dirty = true
-		j.sides[s].dirty = append(j.sides[s].dirty, e.key)
+	e.dirty = true
+	if !j.cur.dirty {
+		j.cur.dirty = true
+		j.dirty = append(j.dirty, j.cur)
 	}
 }
 
@@ -478,39 +502,36 @@ func (j *joinOp) Watermark(port int, wm int64) error {
 // Flush writes the dirty keys of both sides and evicts clean keys past
 // MaxKeys down to half.
 func (j *joinOp) Flush() error {
-	for s := range j.sides {
-		side := &j.sides[s]
-		for _, key := range side.dirty {
-			e := side.cache[key]
-			if e == nil || !e.dirty {
+	for _, k := range j.dirty {
+		k.dirty = false
+		for s := range k.sides {
+			e := &k.sides[s]
+			if !e.dirty {
 				continue
 			}
 			e.dirty = false
+			name := j.sides[s].name
 			if len(e.rows) == 0 {
-				if err := j.kv.Delete(j.ns, side.name, []byte(key)); err != nil {
+				if err := j.kv.Delete(j.ns, name, []byte(k.key)); err != nil {
 					return err
 				}
 				continue
 			}
 			j.encBuf = appendJoinRows(j.encBuf[:0], e.rows, &j.rowBuf)
-			if err := j.kv.Put(j.ns, side.name, []byte(key), j.encBuf); err != nil {
+			if err := j.kv.Put(j.ns, name, []byte(k.key), j.encBuf); err != nil {
 				return err
 			}
 		}
-		side.dirty = side.dirty[:0]
 	}
-	if j.maxKeys > 0 {
-		n := len(j.sides[0].cache) + len(j.sides[1].cache)
-		if n > j.maxKeys {
-			for s := range j.sides {
-				for k := range j.sides[s].cache { // every entry is clean now
-					if n <= j.maxKeys/2 {
-						break
-					}
-					delete(j.sides[s].cache, k)
-					n--
-				}
+	clear(j.dirty)
+	j.dirty = j.dirty[:0]
+	j.cur = nil
+	if j.maxKeys > 0 && len(j.cache) > j.maxKeys {
+		for k := range j.cache { // every entry is clean now
+			if len(j.cache) <= j.maxKeys/2 {
+				break
 			}
+			delete(j.cache, k)
 		}
 	}
 	return nil

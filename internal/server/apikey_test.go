@@ -139,8 +139,22 @@ func TestAPIKeyCommands(t *testing.T) {
 	_, _, err = runCommand(t, ctx, "api-key", "delete", "--data-dir", dir, k.ID)
 	require.ErrorContains(t, err, "does not exist")
 
-	_, _, err = runCommand(t, ctx, "api-key", "list", "--data-dir", dir, "-o", "yaml")
-	require.ErrorContains(t, err, "invalid --output")
+	out, _, err = runCommand(t, ctx, "api-key", "list", "--data-dir", dir, "-o", "yaml")
+	require.NoError(t, err)
+	require.Contains(t, out, "kind: APIKeyList\n")
+	require.Contains(t, out, "  - api_version: ")
+	out, _, err = runCommand(t, ctx, "api-key", "list", "--data-dir", dir, "-o", "human")
+	require.NoError(t, err)
+	require.Contains(t, out, "| Key ")
+	_, _, err = runCommand(t, ctx, "api-key", "list", "--data-dir", dir, "-o", "xml")
+	require.ErrorContains(t, err, `invalid --output "xml": use human, json or yaml`)
+
+	// -o env prints export lines for eval, for create only.
+	out, _, err = runCommand(t, ctx, "api-key", "create", "--data-dir", dir, "-o", "env")
+	require.NoError(t, err)
+	require.Regexp(t, `^export EDDY_API_KEY=[A-Z2-7]{16}\nexport EDDY_API_SECRET=[A-Za-z0-9_-]{43}\n$`, out)
+	_, _, err = runCommand(t, ctx, "api-key", "list", "--data-dir", dir, "-o", "env")
+	require.ErrorContains(t, err, "-o env is for create only")
 }
 
 func TestServerRefusesWithoutKeys(t *testing.T) {

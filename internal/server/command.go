@@ -32,6 +32,9 @@ type CommandOptions struct {
 	DefaultDataDir func() (string, error)
 	// Signals end `eddy server` gracefully. Default: SIGINT and SIGTERM.
 	Signals []os.Signal
+	// Remote lets `eddy api-key --server URL` manage the keys of a running
+	// server. Default: nil (the commands only open a data directory).
+	Remote RemoteAPIKeys
 }
 
 func (o CommandOptions) withDefaults() CommandOptions {
@@ -263,10 +266,16 @@ func dataDir(flag string, def func() (string, error)) (string, error) {
 // openError explains a data directory that cannot be opened, most often
 // because another process (a server, a shell) holds it.
 func openError(dir string, err error) error {
-	if errors.Is(err, syscall.EAGAIN) || errors.Is(err, syscall.EWOULDBLOCK) || strings.Contains(err.Error(), "lock") {
+	if isLocked(err) {
 		return fmt.Errorf("%w\nThe data directory %s is in use by another eddy process (a running server or shell); stop it first", err, dir)
 	}
 	return err
+}
+
+// isLocked reports whether err says the data directory is locked by
+// another process.
+func isLocked(err error) bool {
+	return errors.Is(err, syscall.EAGAIN) || errors.Is(err, syscall.EWOULDBLOCK) || strings.Contains(err.Error(), "lock")
 }
 
 func isLoopback(addr net.Addr) bool {

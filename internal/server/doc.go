@@ -13,7 +13,10 @@
 //	DELETE /v1/statements/{name}               delete (202)
 //	GET    /v1/statements/{name}/exceptions    latest exceptions, newest first
 //	GET    /v1/statements/{name}/results       a page of the result changelog: page_token, page_size
-//	GET    /metrics                            Prometheus text format
+//	GET    /v1/api-keys                        the API keys, without secrets
+//	POST   /v1/api-keys                        create a key (201, with its secret once)
+//	DELETE /v1/api-keys/{id}                   revoke a key (204; 409 LAST_API_KEY for the last one)
+//	GET    /metrics                            Prometheus (client_golang): eddy_statement*, eddy_http_*, go_*, process_*
 //	GET    /healthz                            liveness, without authentication
 //
 // Every error is a v1.ErrorResponse with a stable code (v1.Code*), a
@@ -23,12 +26,14 @@
 //
 // Handler wraps the routes in one function (Server.serve): it assigns a
 // request id (X-Request-Id, echoed in error bodies), recovers panics into
-// 500s, authenticates (HTTP Basic with an API key id and secret; every
+// 500s, instruments the request by route (promhttp: eddy_http_*),
+// authenticates (HTTP Basic with an API key id and secret; every
 // path but /healthz), limits the body (http.MaxBytesReader), and routes
 // with http.ServeMux, answering unmatched paths and methods with JSON 404
 // and 405. Each request is logged at debug level with its method, path,
 // status, duration and key id; secrets are never logged.
 //
 // See docs/operating.md for running the server and
-// docs/decisions/0007-api-keys.md for the design of API keys.
+// docs/decisions/0007-api-keys.md and 0012-api-keys-live.md for the
+// design of API keys.
 package server

@@ -4,27 +4,51 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"fmt"
 	"io"
 	"log/slog"
 	"net/http"
 	"net/http/httptest"
+	"os"
 	"strings"
 	"sync"
 	"testing"
 	"time"
 
+	"github.com/eddy-sql/eddy"
 	v1 "github.com/eddy-sql/eddy/api/v1"
 	"github.com/eddy-sql/eddy/examples"
 	"github.com/eddy-sql/eddy/internal/engine"
 	"github.com/eddy-sql/eddy/internal/server"
 	"github.com/eddy-sql/eddy/internal/statement"
 	"github.com/eddy-sql/eddy/ptf"
+	"github.com/rogpeppe/go-internal/testscript"
 	"github.com/stretchr/testify/require"
 	"go.uber.org/goleak"
 )
 
+// TestMain checks for leaked goroutines, and lets the test binary act as
+// the eddy command (eddy.Run, the real command line with the built-in
+// functions) inside the testscript scripts of TestScript.
 func TestMain(m *testing.M) {
-	goleak.VerifyTestMain(m)
+	testscript.Main(leakCheckedM{m}, map[string]func(){
+		"eddy": func() { os.Exit(eddy.Run()) },
+	})
+}
+
+// leakCheckedM runs the tests and then fails if goroutines leaked, as
+// goleak.VerifyTestMain does.
+type leakCheckedM struct{ m *testing.M }
+
+func (l leakCheckedM) Run() int {
+	code := l.m.Run()
+	if code == 0 {
+		if err := goleak.Find(); err != nil {
+			fmt.Fprintf(os.Stderr, "goleak: errors on successful test run: %v\n", err)
+			return 1
+		}
+	}
+	return code
 }
 
 // waitTimeout bounds every wait for a phase or for results.

@@ -1,102 +1,145 @@
 package server
 
 import (
-	"bytes"
-	"fmt"
+	"log/slog"
 	"net/http"
-	"strconv"
-	"strings"
 	"time"
 
 	v1 "github.com/eddy-sql/eddy/api/v1"
 	"github.com/eddy-sql/eddy/internal/statement"
 	"github.com/eddy-sql/eddy/internal/store"
+	"github.com/prometheus/client_golang/prometheus"
+	"github.com/prometheus/client_golang/prometheus/collectors"
+	"github.com/prometheus/client_golang/prometheus/promhttp"
 )
 
-// metricsContentType is the Prometheus text exposition format, 0.0.4.
-const metricsContentType = "text/plain; version=0.0.4; charset=utf-8"
-
-// metric describes one metric family.
-type metric struct {
-	name, typ, help string
-}
-
-// The metric families, in the order they are written.
+// The statement metric families. Their names are stable (dashboards and
+// alerts use them); the collectors of client_golang add the go_*,
+// process_* and eddy_http_* families beside them.
 var (
-	mStatements    = metric{"eddy_statements", "gauge", "Statements by phase."}
-	mRecordsIn     = metric{"eddy_statement_records_in_total", "counter", "Records the statement's job read from its sources since it last started."}
-	mRecordsOut    = metric{"eddy_statement_records_out_total", "counter", "Records the statement's job wrote to its sink since it last started."}
-	mWatermarkLag  = metric{"eddy_statement_watermark_lag_seconds", "gauge", "Processing time minus the statement's current watermark."}
-	mCkptDuration  = metric{"eddy_statement_last_checkpoint_duration_seconds", "gauge", "Duration of the statement's last checkpoint commit."}
-	mCkptSize      = metric{"eddy_statement_last_checkpoint_size_bytes", "gauge", "Size of the batch the statement's last checkpoint committed."}
-	mCheckpoints   = metric{"eddy_statement_checkpoints_total", "counter", "Checkpoints the statement's job committed since it last started."}
-	mStateSize     = metric{"eddy_statement_state_size_bytes", "gauge", "Bytes (keys and values) of the statement's committed state and timers."}
-	metricFamilies = []metric{mStatements, mRecordsIn, mRecordsOut, mWatermarkLag, mCkptDuration, mCkptSize, mCheckpoints, mStateSize}
+	dStatements   = prometheus.NewDesc("eddy_statements", "Statements by phase.", []string{"phase"}, nil)
+	dRecordsIn    = statementDesc("eddy_statement_records_in_total", "Records the statement's job read from its sources since it last started.")
+	dRecordsOut   = statementDesc("eddy_statement_records_out_total", "Records the statement's job wrote to its sink since it last started.")
+	dSourceLag    = statementDesc("eddy_statement_source_lag_records", "Records of the statement's log table inputs that its last checkpoint has not covered (end offsets minus committed positions).")
+	dSkipped      = statementDesc("eddy_statement_records_skipped_total", "Input records the statement's job did not decode and skipped ('error-handling.mode' ignore or log) since it last started.")
+	dWatermark    = statementDesc("eddy_statement_watermark_seconds", "The statement's current watermark, as a Unix time in seconds.")
+	dWatermarkLag = statementDesc("eddy_statement_watermark_lag_seconds", "Processing time minus the statement's current watermark.")
+	dCkptDuration = statementDesc("eddy_statement_last_checkpoint_duration_seconds", "Duration of the statement's last checkpoint commit.")
+	dCkptSize     = statementDesc("eddy_statement_last_checkpoint_size_bytes", "Size of the batch the statement's last checkpoint committed.")
+	dCheckpoints  = statementDesc("eddy_statement_checkpoints_total", "Checkpoints the statement's job committed since it last started.")
+	dStateSize    = statementDesc("eddy_statement_state_size_bytes", "Bytes (keys and values) of the statement's committed state and timers.")
 )
 
-// sample is one line of a family.
-type sample struct {
-	labels string // rendered, without braces
-	value  float64
+func statementDesc(name, help string) *prometheus.Desc {
+	return prometheus.NewDesc(name, help, []string{"statement"}, nil)
 }
 
-// metrics serves GET /metrics in the Prometheus text format. Job counters
-// come from Options.JobMetrics for statements with a running job; the
-// state size is measured for every statement that runs or may run a job
-// (see stateSize).
+// newMetrics makes the server's registry: the statement families, the Go
+// runtime and process collectors, and the HTTP metrics that instrument
+// (see instrument) every request. A registry per server, not the global
+// one, so that several servers (tests) do not collide.
+func (s *Server) newMetrics() {
+	s.registry = prometheus.NewRegistry()
+	s.httpInFlight = prometheus.NewGauge(prometheus.GaugeOpts{
+		Name: "eddy_http_requests_in_flight", Help: "HTTP requests being served.",
+	})
+	s.httpRequests = prometheus.NewCounterVec(prometheus.CounterOpts{
+		Name: "eddy_http_requests_total", Help: "HTTP requests served, by route, method and status code.",
+	}, []string{"handler", "method", "code"})
+	s.httpDuration = prometheus.NewHistogramVec(prometheus.HistogramOpts{
+		Name: "eddy_http_request_duration_seconds", Help: "Time to serve an HTTP request, by route and method.",
+		Buckets: prometheus.DefBuckets,
+	}, []string{"handler", "method"})
+	s.registry.MustRegister(
+		collectors.NewGoCollector(),
+		collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}),
+		s.httpInFlight, s.httpRequests, s.httpDuration,
+		statementCollector{s},
+	)
+	s.metricsHandler = promhttp.HandlerFor(s.registry, promhttp.HandlerOpts{
+		ErrorHandling: promhttp.ContinueOnError,
+		ErrorLog:      slog.NewLogLogger(s.logger.Handler(), slog.LevelError),
+	})
+}
+
+// instrument wraps h, the handling of requests to route pattern (after
+// routing, before authentication, so refused requests are counted too),
+// with promhttp's in-flight, counter and duration instrumentation.
+func (s *Server) instrument(pattern string, h http.Handler) http.Handler {
+	l := prometheus.Labels{"handler": pattern}
+	return promhttp.InstrumentHandlerInFlight(s.httpInFlight,
+		promhttp.InstrumentHandlerDuration(s.httpDuration.MustCurryWith(l),
+			promhttp.InstrumentHandlerCounter(s.httpRequests.MustCurryWith(l), h)))
+}
+
+// metrics serves GET /metrics in the Prometheus text format (or what the
+// scraper's Accept header asks for).
 func (s *Server) metrics(w http.ResponseWriter, r *http.Request) {
+	s.metricsHandler.ServeHTTP(w, r)
+}
+
+// statementCollector collects the statement families at every scrape: job
+// counters from Options.JobMetrics for statements with a running job; the
+// state size for every statement that runs or may run a job (see
+// stateSize).
+type statementCollector struct{ s *Server }
+
+func (c statementCollector) Describe(ch chan<- *prometheus.Desc) {
+	for _, d := range []*prometheus.Desc{dStatements, dRecordsIn, dRecordsOut, dSourceLag, dSkipped, dWatermark, dWatermarkLag, dCkptDuration, dCkptSize, dCheckpoints, dStateSize} {
+		ch <- d
+	}
+}
+
+func (c statementCollector) Collect(ch chan<- prometheus.Metric) {
+	s := c.s
 	now := s.clock.Now()
 	stmts := s.allStatements()
-	byFamily := map[string][]sample{}
-	add := func(m metric, labels string, v float64) {
-		byFamily[m.name] = append(byFamily[m.name], sample{labels, v})
+	gauge := func(d *prometheus.Desc, v float64, label string) {
+		ch <- prometheus.MustNewConstMetric(d, prometheus.GaugeValue, v, label)
+	}
+	counter := func(d *prometheus.Desc, v float64, label string) {
+		ch <- prometheus.MustNewConstMetric(d, prometheus.CounterValue, v, label)
 	}
 	count := map[v1.Phase]int{}
 	for _, st := range stmts {
 		count[st.Status.Phase]++
 	}
 	for _, p := range phases {
-		add(mStatements, label("phase", string(p)), float64(count[p]))
+		gauge(dStatements, float64(count[p]), string(p))
 	}
 	for _, st := range stmts {
-		l := label("statement", st.Name)
+		name := st.Name
 		if s.opts.JobMetrics != nil {
-			if m, ok := s.opts.JobMetrics.JobMetrics(st.Name); ok {
-				add(mRecordsIn, l, float64(m.RecordsIn))
-				add(mRecordsOut, l, float64(m.RecordsOut))
+			if m, ok := s.opts.JobMetrics.JobMetrics(name); ok {
+				counter(dRecordsIn, float64(m.RecordsIn), name)
+				counter(dRecordsOut, float64(m.RecordsOut), name)
+				counter(dSkipped, float64(m.Skipped), name)
 				if !m.Watermark.IsZero() {
-					add(mWatermarkLag, l, now.Sub(m.Watermark).Seconds())
+					gauge(dWatermark, float64(m.Watermark.UnixMilli())/1000, name)
+					gauge(dWatermarkLag, now.Sub(m.Watermark).Seconds(), name)
 				}
 				if m.Checkpoints > 0 {
-					add(mCkptDuration, l, m.LastCheckpointDuration.Seconds())
-					add(mCkptSize, l, float64(m.LastCheckpointBytes))
+					gauge(dCkptDuration, m.LastCheckpointDuration.Seconds(), name)
+					gauge(dCkptSize, float64(m.LastCheckpointBytes), name)
 				}
-				add(mCheckpoints, l, float64(m.Checkpoints))
+				counter(dCheckpoints, float64(m.Checkpoints), name)
+			}
+		}
+		if s.opts.SourceLags != nil {
+			if lag, ok := s.opts.SourceLags.SourceLag(name); ok {
+				gauge(dSourceLag, float64(lag), name)
 			}
 		}
 		if st.Status.Traits != nil && st.Status.Traits.IsBounded {
 			continue // completed at once (DDL, SHOW): no job, no state
 		}
 		if size, err := s.stateSize(st.Metadata.UID, now); err == nil {
-			add(mStateSize, l, float64(size))
+			gauge(dStateSize, float64(size), name)
 		} else {
-			s.logger.Warn("measuring state size", "statement", st.Name, "err", err)
+			s.logger.Warn("measuring state size", "statement", name, "err", err)
 		}
 	}
 	s.pruneSizes(stmts)
-	var buf bytes.Buffer
-	for _, m := range metricFamilies {
-		samples := byFamily[m.name]
-		if len(samples) == 0 {
-			continue
-		}
-		fmt.Fprintf(&buf, "# HELP %s %s\n# TYPE %s %s\n", m.name, m.help, m.name, m.typ)
-		for _, sm := range samples {
-			fmt.Fprintf(&buf, "%s{%s} %s\n", m.name, sm.labels, formatFloat(sm.value))
-		}
-	}
-	w.Header().Set("Content-Type", metricsContentType)
-	_, _ = w.Write(buf.Bytes())
 }
 
 // allStatements pages through every statement, sorted by name.
@@ -112,14 +155,6 @@ func (s *Server) allStatements() []v1.Statement {
 		token = next
 	}
 }
-
-// label renders name="value" with the value escaped as the format wants.
-func label(name, value string) string {
-	r := strings.NewReplacer(`\`, `\\`, `"`, `\"`, "\n", `\n`)
-	return name + `="` + r.Replace(value) + `"`
-}
-
-func formatFloat(v float64) string { return strconv.FormatFloat(v, 'g', -1, 64) }
 
 // stateSize is a measured state size and when it was measured.
 type stateSize struct {

@@ -1,6 +1,7 @@
 package server
 
 import (
+	"context"
 	"crypto/rand"
 	"encoding/hex"
 	"errors"
@@ -16,6 +17,7 @@ import (
 	"github.com/eddy-sql/eddy/internal/runtime"
 	"github.com/eddy-sql/eddy/internal/statement"
 	"github.com/eddy-sql/eddy/internal/store"
+	"github.com/prometheus/client_golang/prometheus"
 )
 
 // DefaultMaxBodyBytes is the default limit of a request body.
@@ -49,6 +51,10 @@ type Options struct {
 	// /metrics. Default: the Manager, if it implements JobMetrics;
 	// otherwise /metrics reports only phases and state sizes.
 	JobMetrics JobMetrics
+	// SourceLags supplies the records of statements' log inputs not yet
+	// covered by their last checkpoint, for /metrics. Default: the
+	// Manager, if it implements SourceLags.
+	SourceLags SourceLags
 	// StateSizeRefresh is how long a measured state size is reused before
 	// /metrics measures it again (measuring scans the statement's state).
 	// Default: 30s.
@@ -59,6 +65,13 @@ type Options struct {
 // false when the statement has no running job.
 type JobMetrics interface {
 	JobMetrics(name string) (m runtime.Metrics, ok bool)
+}
+
+// SourceLags reports the records of a statement's log table inputs that
+// its last checkpoint has not covered; ok is false when the statement has
+// no running job reading log tables.
+type SourceLags interface {
+	SourceLag(name string) (lag int64, ok bool)
 }
 
 // Server serves Eddy's REST API. Its Handler is safe for concurrent use.
@@ -72,6 +85,16 @@ type Server struct {
 
 	sizesMu sync.Mutex
 	sizes   map[string]stateSize // by statement uid
+
+	keysMu sync.Mutex // serializes key deletions (the last-key check)
+
+	// Metrics (see newMetrics).
+	registry       *prometheus.Registry
+	metricsHandler http.Handler
+	httpInFlight   prometheus.Gauge
+	httpRequests   *prometheus.CounterVec
+	httpDuration   *prometheus.HistogramVec
+	routed         map[string]http.Handler // by route pattern: the instrumented dispatch
 }
 
 // New returns a server for opts.
@@ -99,32 +122,71 @@ func New(opts Options) (*Server, error) {
 			opts.JobMetrics = jm
 		}
 	}
+	if opts.SourceLags == nil {
+		if sl, ok := any(opts.Manager).(SourceLags); ok {
+			opts.SourceLags = sl
+		}
+	}
 	s := &Server{
 		opts: opts, mgr: opts.Manager, keys: NewKeyStore(opts.DB, opts.Clock),
 		logger: opts.Logger.With("component", "server"), clock: opts.Clock,
-		mux: http.NewServeMux(), sizes: map[string]stateSize{},
+		mux: http.NewServeMux(), sizes: map[string]stateSize{}, routed: map[string]http.Handler{},
 	}
+	s.newMetrics()
 	s.routes()
 	return s, nil
 }
 
 func (s *Server) routes() {
-	s.mux.HandleFunc("GET /healthz", s.healthz)
-	s.mux.HandleFunc("GET /metrics", s.metrics)
-	s.mux.HandleFunc("POST /v1/statements", s.createStatement)
-	s.mux.HandleFunc("GET /v1/statements", s.listStatements)
-	s.mux.HandleFunc("GET /v1/statements/{name}", s.getStatement)
-	s.mux.HandleFunc("PUT /v1/statements/{name}", s.updateStatement)
-	s.mux.HandleFunc("DELETE /v1/statements/{name}", s.deleteStatement)
-	s.mux.HandleFunc("POST /v1/statements/{name}/replace", s.replaceStatement)
-	s.mux.HandleFunc("GET /v1/statements/{name}/exceptions", s.statementExceptions)
-	s.mux.HandleFunc("GET /v1/statements/{name}/results", s.statementResults)
+	s.handle("GET /healthz", s.healthz)
+	s.handle("GET /metrics", s.metrics)
+	s.handle("POST /v1/statements", s.createStatement)
+	s.handle("GET /v1/statements", s.listStatements)
+	s.handle("GET /v1/statements/{name}", s.getStatement)
+	s.handle("PUT /v1/statements/{name}", s.updateStatement)
+	s.handle("DELETE /v1/statements/{name}", s.deleteStatement)
+	s.handle("POST /v1/statements/{name}/replace", s.replaceStatement)
+	s.handle("GET /v1/statements/{name}/exceptions", s.statementExceptions)
+	s.handle("GET /v1/statements/{name}/results", s.statementResults)
+	s.handle("GET /v1/api-keys", s.listAPIKeys)
+	s.handle("POST /v1/api-keys", s.createAPIKey)
+	s.handle("DELETE /v1/api-keys/{id}", s.deleteAPIKey)
+	// Requests no route matches (404, 405) share one label: unknown paths
+	// must not grow the label set.
+	s.routed[""] = s.instrument("other", http.HandlerFunc(s.dispatch))
+}
+
+// handle routes pattern to fn, and prepares the instrumented dispatch of
+// the requests to it.
+func (s *Server) handle(pattern string, fn http.HandlerFunc) {
+	s.mux.HandleFunc(pattern, fn)
+	s.routed[pattern] = s.instrument(pattern, http.HandlerFunc(s.dispatch))
+}
+
+// route returns the instrumented dispatch of requests to route pattern.
+func (s *Server) route(pattern string) http.Handler {
+	if h, ok := s.routed[pattern]; ok {
+		return h
+	}
+	return s.routed[""]
 }
 
 // Handler returns the HTTP handler of the API: request logging, panic
 // recovery, authentication (every path but /healthz), body limits and
 // routing with JSON 404 and 405 answers.
 func (s *Server) Handler() http.Handler { return http.HandlerFunc(s.serve) }
+
+// requestContextKey carries the request's *request in its context.
+type requestContextKey struct{}
+
+// requestKeyID returns the id of the API key r was authenticated with ("-"
+// without authentication).
+func requestKeyID(r *http.Request) string {
+	if req, ok := r.Context().Value(requestContextKey{}).(*request); ok && req.keyID != "" {
+		return req.keyID
+	}
+	return "-"
+}
 
 // request is the per-request bookkeeping of the middleware.
 type request struct {
@@ -156,6 +218,15 @@ func (s *Server) serve(w http.ResponseWriter, r *http.Request) {
 				slog.Duration("duration", s.clock.Now().Sub(start)), slog.String("key_id", req.keyID))
 		}
 	}()
+	r = r.WithContext(context.WithValue(r.Context(), requestContextKey{}, req))
+	_, pattern := s.mux.Handler(r)
+	s.route(pattern).ServeHTTP(rw, r)
+}
+
+// dispatch authenticates a request (every path but /healthz), limits its
+// body and routes it, with JSON 404 and 405 answers.
+func (s *Server) dispatch(rw http.ResponseWriter, r *http.Request) {
+	req := r.Context().Value(requestContextKey{}).(*request)
 	if r.URL.Path != "/healthz" && !s.authenticate(rw, r, req) {
 		return
 	}

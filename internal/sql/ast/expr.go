@@ -217,12 +217,25 @@ type Between struct {
 // Pos returns the position of X.
 func (e *Between) Pos() sqlerr.Pos { return e.X.Pos() }
 
-// In is X [NOT] IN (list).
+// In is X [NOT] IN (list), or X [NOT] IN (query) when Query is set.
 type In struct {
 	X     Expr
 	List  []Expr
+	Query Query
 	Not   bool
 	InPos sqlerr.Pos
+}
+
+// Exists is EXISTS (query).
+type Exists struct {
+	Loc
+	Query Query
+}
+
+// ScalarSubquery is (query) used as a value: one column, at most one row.
+type ScalarSubquery struct {
+	Loc
+	Query Query
 }
 
 // Pos returns the position of X.
@@ -367,26 +380,28 @@ type Subscript struct {
 // Pos returns the position of X.
 func (s *Subscript) Pos() sqlerr.Pos { return s.X.Pos() }
 
-func (*ColumnRef) exprNode()   {}
-func (*NumericLit) exprNode()  {}
-func (*StringLit) exprNode()   {}
-func (*BoolLit) exprNode()     {}
-func (*NullLit) exprNode()     {}
-func (*TypedLit) exprNode()    {}
-func (*IntervalLit) exprNode() {}
-func (*Unary) exprNode()       {}
-func (*Binary) exprNode()      {}
-func (*Is) exprNode()          {}
-func (*Between) exprNode()     {}
-func (*In) exprNode()          {}
-func (*Like) exprNode()        {}
-func (*Cast) exprNode()        {}
-func (*Case) exprNode()        {}
-func (*FuncCall) exprNode()    {}
-func (*Extract) exprNode()     {}
-func (*TimeUnitArg) exprNode() {}
-func (*JSONCall) exprNode()    {}
-func (*RowExpr) exprNode()     {}
-func (*ArrayExpr) exprNode()   {}
-func (*MapExpr) exprNode()     {}
-func (*Subscript) exprNode()   {}
+func (*ColumnRef) exprNode()      {}
+func (*Exists) exprNode()         {}
+func (*ScalarSubquery) exprNode() {}
+func (*NumericLit) exprNode()     {}
+func (*StringLit) exprNode()      {}
+func (*BoolLit) exprNode()        {}
+func (*NullLit) exprNode()        {}
+func (*TypedLit) exprNode()       {}
+func (*IntervalLit) exprNode()    {}
+func (*Unary) exprNode()          {}
+func (*Binary) exprNode()         {}
+func (*Is) exprNode()             {}
+func (*Between) exprNode()        {}
+func (*In) exprNode()             {}
+func (*Like) exprNode()           {}
+func (*Cast) exprNode()           {}
+func (*Case) exprNode()           {}
+func (*FuncCall) exprNode()       {}
+func (*Extract) exprNode()        {}
+func (*TimeUnitArg) exprNode()    {}
+func (*JSONCall) exprNode()       {}
+func (*RowExpr) exprNode()        {}
+func (*ArrayExpr) exprNode()      {}
+func (*MapExpr) exprNode()        {}
+func (*Subscript) exprNode()      {}

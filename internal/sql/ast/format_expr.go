@@ -142,7 +142,19 @@ func (p *printer) predicate(e Expr) {
 		p.operand(n.X, precCmp)
 		p.not(n.Not)
 		p.WriteString(" IN (")
-		p.exprList(n.List)
+		if n.Query != nil {
+			p.query(n.Query)
+		} else {
+			p.exprList(n.List)
+		}
+		p.WriteString(")")
+	case *Exists:
+		p.WriteString("EXISTS (")
+		p.query(n.Query)
+		p.WriteString(")")
+	case *ScalarSubquery:
+		p.WriteString("(")
+		p.query(n.Query)
 		p.WriteString(")")
 	case *Like:
 		p.operand(n.X, precCmp)

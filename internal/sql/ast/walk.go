@@ -234,6 +234,11 @@ func walkChildren(v Visitor, node Node) {
 	case *In:
 		walk(v, n.X)
 		walkList(v, n.List)
+		walk(v, n.Query)
+	case *Exists:
+		walk(v, n.Query)
+	case *ScalarSubquery:
+		walk(v, n.Query)
 	case *Like:
 		walk(v, n.X)
 		walk(v, n.Pattern)

@@ -88,7 +88,10 @@ func (p *parser) comparison() ast.Expr {
 		case t.is("IN"):
 			p.next()
 			if p.tok().kind == tLParen && p.isQueryStart(1) {
-				p.unsupported(p.tok().pos, "", "IN with a subquery is not supported")
+				p.next()
+				x = &ast.In{X: x, Not: not, InPos: t.pos, Query: p.query()}
+				p.want(tRParen)
+				continue
 			}
 			p.want(tLParen)
 			x = &ast.In{X: x, Not: not, InPos: t.pos, List: p.exprList()}
@@ -250,7 +253,10 @@ func (p *parser) primary() ast.Expr {
 		return &ast.StringLit{Loc: at(t.pos), Value: t.val}
 	case tLParen:
 		if p.isQueryStart(1) {
-			p.unsupported(t.pos, "", "subqueries in expressions are not supported")
+			p.next()
+			q := &ast.ScalarSubquery{Loc: at(t.pos), Query: p.query()}
+			p.want(tRParen)
+			return q
 		}
 		p.next()
 		x := p.expr()
@@ -346,7 +352,14 @@ func (p *parser) keywordExpr(t token) ast.Expr {
 			p.unsupported(t.pos, "", "ARRAY(subquery) is not supported")
 		}
 	case "EXISTS":
-		p.unsupported(t.pos, "", "EXISTS subqueries are not supported")
+		if next.kind == tLParen && p.isQueryStart(2) {
+			p.next()
+			p.next()
+			e := &ast.Exists{Loc: at(t.pos), Query: p.query()}
+			p.want(tRParen)
+			return e
+		}
+		p.fail(t.pos, "write EXISTS (SELECT ...)", "EXISTS needs a subquery in parentheses")
 	case "NOT":
 		p.fail(t.pos, "put the NOT expression in parentheses: (NOT x)",
 			"unexpected NOT, expected an expression")

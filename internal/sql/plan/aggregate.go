@@ -37,7 +37,14 @@ func aggCallOf(e ast.Expr) (*ast.FuncCall, jobgraph.AggFunc, bool) {
 func hasAggregate(e ast.Expr) bool {
 	found := false
 	ast.Inspect(e, func(n ast.Node) bool {
-		if x, ok := n.(ast.Expr); ok {
+		switch x := n.(type) {
+		case *ast.ScalarSubquery, *ast.Exists:
+			return false // the subquery's own aggregates
+		case *ast.In:
+			if x.Query != nil {
+				return false
+			}
+		case ast.Expr:
 			if _, _, isAgg := aggCallOf(x); isAgg {
 				found = true
 			}
@@ -123,6 +130,14 @@ func (p *Planner) planAggregate(s *ast.Select, f *frag, distinct bool) error {
 			x, isExpr := n.(ast.Expr)
 			if !isExpr || bindErr != nil {
 				return false
+			}
+			switch q := x.(type) {
+			case *ast.ScalarSubquery, *ast.Exists:
+				return false
+			case *ast.In:
+				if q.Query != nil {
+					return false
+				}
 			}
 			fc, fn, ok := aggCallOf(x)
 			if !ok {

@@ -64,6 +64,16 @@ func bindExpr(e ast.Expr, sc *scope) (expr.Expr, error) {
 			return x, positioned(err, e.Pos(), sqlerr.Internal)
 		}
 	}
+	switch n := e.(type) {
+	case *ast.Exists, *ast.ScalarSubquery:
+		return nil, errAt(e.Pos(), sqlerr.Unsupported, "This subquery is not supported here yet: %s", ast.Format(e)).
+			WithHint("subqueries work as conditions of WHERE joined by AND (x IN (SELECT ...), EXISTS (SELECT ...)) and as scalar values in the select list and WHERE of a query without GROUP BY")
+	case *ast.In:
+		if n.Query != nil {
+			return nil, errAt(n.InPos, sqlerr.Unsupported, "IN with a subquery is supported only as a condition of WHERE joined by AND yet").
+				WithHint("move it to the top level of WHERE, or write the join yourself")
+		}
+	}
 	if fc, _, isAgg := aggCallOf(e); isAgg {
 		return nil, errAt(fc.Pos(), sqlerr.InvalidArgument, "Aggregate function %s is not allowed here", strings.ToUpper(fc.Name.Last().Name)).
 			WithHint("aggregate functions are allowed in the select list and HAVING of a query, not in WHERE, ON, GROUP BY or function arguments")

@@ -106,6 +106,20 @@ func (p *Planner) planSelect(s *ast.Select, job *jobgraph.Job) (*frag, error) {
 	} else if f, err = p.planFrom(s.From, job); err != nil {
 		return nil, err
 	}
+	if where != nil && hasSubquery(where) {
+		rest, err := p.planSubqueryConds(f, conjuncts(where))
+		if err != nil {
+			return nil, err
+		}
+		where = andAll(rest)
+	}
+	scalarIn := []ast.Expr{where}
+	for _, it := range s.Items {
+		scalarIn = append(scalarIn, it.Expr)
+	}
+	if err := p.planScalarSubqueries(f, scalarIn...); err != nil {
+		return nil, err
+	}
 	var calc jobgraph.Calc
 	if where != nil {
 		w, err := bindExpr(where, f.sc)

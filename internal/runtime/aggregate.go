@@ -1,0 +1,373 @@
+package runtime
+
+import (
+	"encoding/binary"
+	"fmt"
+
+	"github.com/eddy-sql/eddy/internal/jobgraph"
+	"github.com/eddy-sql/eddy/types"
+)
+
+// aggregateOp is Flink's streaming GroupAggregate (GroupAggFunction with
+// generateUpdateBefore): per group key it keeps the number of rows
+// accumulated minus retracted and one accumulator per call, and emits the
+// group's row (keys, then one value per call) as a retract changelog.
+//
+// Groups live in a write-back cache over the KV (value state "acc" keyed
+// by the encoded key values): dirty groups are written at Flush, and past
+// MaxKeys clean groups are evicted down to half.
+type aggregateOp struct {
+	keys    []int
+	calls   []aggCall
+	ns      string
+	kv      KV
+	out     Output
+	clock   Clock
+	ttl     int64
+	maxKeys int
+	wm      minWatermark
+
+	cache map[string]*aggGroup
+	// dirty lists the keys of the groups to write at the next Flush.
+	dirty []string
+
+	// Scratch buffers reused across rows.
+	keyVals []types.Value
+	keyBuf  []byte
+	args    []types.Value
+	prev    []types.Value
+	distKey []byte
+	enc     []byte
+	// slab hands out the value slices of emitted rows, allocated in
+	// chunks; a slice once emitted is never reused.
+	slab    []types.Value
+	slabPos int
+}
+
+// aggCall is one call of the aggregate, compiled.
+type aggCall struct {
+	fn       aggFunc
+	args     []int
+	distinct bool
+	filter   int
+	star     bool // COUNT(*): counts rows, NULL or not
+}
+
+// aggGroup is the state of one group key. count == 0 means the group has
+// no state (never seen, or all its rows retracted).
+type aggGroup struct {
+	key   string // the map key, shared with the dirty list
+	count int64
+	// stamp is the processing time of the last update (state TTL).
+	stamp int64
+	accs  []accState
+	dirty bool
+}
+
+// aggStateName is the value state holding each group.
+const aggStateName = "acc"
+
+// slabRows is how many output rows one slab chunk holds.
+const slabRows = 256
+
+func newAggregateOp(spec *jobgraph.Aggregate, in *types.Schema, oc OpContext) (*aggregateOp, error) {
+	op := &aggregateOp{
+		keys:    spec.Keys,
+		ns:      oc.NS,
+		kv:      oc.KV,
+		out:     oc.Out,
+		clock:   oc.Clock,
+		ttl:     spec.StateTTL,
+		maxKeys: oc.MaxKeys,
+		wm:      newMinWatermark(1),
+		cache:   map[string]*aggGroup{},
+	}
+	if op.ttl > 0 && op.clock == nil {
+		return nil, fmt.Errorf("aggregate: state TTL needs a clock")
+	}
+	for _, k := range spec.Keys {
+		if k < 0 || k >= in.Len() {
+			return nil, fmt.Errorf("aggregate: key column %d out of range", k)
+		}
+	}
+	for i := range spec.Calls {
+		c := &spec.Calls[i]
+		fn, err := newAggFunc(c, in)
+		if err != nil {
+			return nil, err
+		}
+		if c.Filter >= in.Len() {
+			return nil, fmt.Errorf("aggregate %s: filter column %d out of range", c.Func, c.Filter)
+		}
+		filter := c.Filter
+		if filter < 0 {
+			filter = -1
+		}
+		op.calls = append(op.calls, aggCall{fn: fn, args: c.Args, distinct: c.Distinct, filter: filter,
+			star: c.Func == jobgraph.AggCountStar})
+	}
+	return op, nil
+}
+
+// Process implements Operator.
+func (op *aggregateOp) Process(_ int, row types.Row) error {
+	g, err := op.group(row)
+	if err != nil {
+		return err
+	}
+	now := op.now()
+	if op.ttl > 0 && g.count > 0 && now-g.stamp >= op.ttl {
+		g.reset() // expired: the group starts over, without a -D
+		op.markDirty(g)
+	}
+	retract := row.Kind.IsRetraction()
+	first := g.count == 0
+	if first && retract {
+		return nil // Flink ignores a retraction of a group without state
+	}
+	if !first {
+		op.prev = op.appendResults(op.prev[:0], g)
+	}
+	if retract {
+		g.count--
+	} else {
+		g.count++
+	}
+	g.stamp = now
+	if err := op.accumulate(g, row, retract); err != nil {
+		return err
+	}
+	op.markDirty(g)
+	if g.count <= 0 {
+		g.reset()
+		if first {
+			return nil
+		}
+		return op.out.Emit(types.Row{Kind: types.Delete, Values: op.outRow(row, op.prev)})
+	}
+	width := len(op.keys) + len(op.calls)
+	cur := op.appendResults(op.alloc(width)[:len(op.keys)], g)
+	op.fillKeys(cur, row)
+	if first {
+		return op.out.Emit(types.Row{Kind: types.Insert, Values: cur})
+	}
+	if op.ttl == 0 && equalValues(cur[len(op.keys):], op.prev) {
+		op.free(width)
+		return nil
+	}
+	if err := op.out.Emit(types.Row{Kind: types.UpdateBefore, Values: op.outRow(row, op.prev)}); err != nil {
+		return err
+	}
+	return op.out.Emit(types.Row{Kind: types.UpdateAfter, Values: cur})
+}
+
+// Watermark implements Operator: the aggregate has no timers.
+func (op *aggregateOp) Watermark(port int, wm int64) error {
+	if w, ok := op.wm.advance(port, wm); ok {
+		return op.out.Watermark(w)
+	}
+	return nil
+}
+
+// Flush implements Operator.
+func (op *aggregateOp) Flush() error {
+	for _, key := range op.dirty {
+		g := op.cache[key]
+		if g == nil || !g.dirty {
+			continue
+		}
+		g.dirty = false
+		if g.count == 0 {
+			if err := op.kv.Delete(op.ns, aggStateName, []byte(key)); err != nil {
+				return fmt.Errorf("aggregate: %w", err)
+			}
+			delete(op.cache, key)
+			continue
+		}
+		op.enc = op.appendGroup(op.enc[:0], g)
+		if err := op.kv.Put(op.ns, aggStateName, []byte(key), op.enc); err != nil {
+			return fmt.Errorf("aggregate: %w", err)
+		}
+	}
+	clear(op.dirty)
+	op.dirty = op.dirty[:0]
+	if op.maxKeys > 0 && len(op.cache) > op.maxKeys {
+		for k := range op.cache { // every group is clean now
+			if len(op.cache) <= op.maxKeys/2 {
+				break
+			}
+			delete(op.cache, k)
+		}
+	}
+	return nil
+}
+
+func (op *aggregateOp) now() int64 {
+	if op.ttl == 0 {
+		return 0
+	}
+	return op.clock.Now().UnixNano()
+}
+
+// group returns the group of row's key, from the cache or the KV, or a
+// new one without state.
+func (op *aggregateOp) group(row types.Row) (*aggGroup, error) {
+	op.keyVals = op.keyVals[:0]
+	for _, k := range op.keys {
+		op.keyVals = append(op.keyVals, row.Values[k])
+	}
+	op.keyBuf = types.AppendRow(op.keyBuf[:0], types.Row{Values: op.keyVals})
+	if g := op.cache[string(op.keyBuf)]; g != nil {
+		return g, nil
+	}
+	g := &aggGroup{key: string(op.keyBuf), accs: make([]accState, len(op.calls))}
+	b, ok, err := op.kv.Get(op.ns, aggStateName, op.keyBuf)
+	if err != nil {
+		return nil, fmt.Errorf("aggregate: reading state: %w", err)
+	}
+	if ok {
+		if err := op.decodeGroup(b, g); err != nil {
+			return nil, err
+		}
+	}
+	op.cache[g.key] = g
+	return g, nil
+}
+
+func (g *aggGroup) reset() {
+	g.count = 0
+	clear(g.accs)
+}
+
+func (op *aggregateOp) markDirty(g *aggGroup) {
+	if !g.dirty {
+		g.dirty = true
+		op.dirty = append(op.dirty, g.key)
+	}
+}
+
+// accumulate adds (or retracts) row to every call's accumulator.
+func (op *aggregateOp) accumulate(g *aggGroup, row types.Row, retract bool) error {
+	for i := range op.calls {
+		c := &op.calls[i]
+		if c.filter >= 0 {
+			if f := row.Values[c.filter]; f.Kind() != types.KindBool || !f.Bool() {
+				continue
+			}
+		}
+		args := op.args[:0]
+		null := false
+		for _, a := range c.args {
+			v := row.Values[a]
+			null = null || v.IsNull()
+			args = append(args, v)
+		}
+		op.args = args
+		if null && !c.star {
+			continue
+		}
+		s := &g.accs[i]
+		if c.distinct && !op.distinctStep(s, args, retract) {
+			continue
+		}
+		var err error
+		if retract {
+			err = c.fn.retract(s, args)
+		} else {
+			err = c.fn.add(s, args)
+		}
+		if err != nil {
+			return fmt.Errorf("aggregate: %w", err)
+		}
+	}
+	return nil
+}
+
+// distinctStep counts args in the call's distinct set and reports whether
+// the inner function sees the row: when the count goes 0->1 (add) or
+// 1->0 (retract). Retracting a value not in the set is ignored.
+func (op *aggregateOp) distinctStep(s *accState, args []types.Value, retract bool) bool {
+	op.distKey = op.distKey[:0]
+	for _, v := range args {
+		op.distKey = types.AppendValue(op.distKey, v)
+	}
+	x := s.x()
+	n := x.distinct[string(op.distKey)]
+	switch {
+	case !retract && n == 0:
+		if x.distinct == nil {
+			x.distinct = map[string]int64{}
+		}
+		x.distinct[string(op.distKey)] = 1
+		return true
+	case !retract:
+		x.distinct[string(op.distKey)] = n + 1
+		return false
+	case n == 0:
+		return false
+	case n == 1:
+		delete(x.distinct, string(op.distKey))
+		return true
+	}
+	x.distinct[string(op.distKey)] = n - 1
+	return false
+}
+
+// appendResults appends the value of every call of g to dst.
+func (op *aggregateOp) appendResults(dst []types.Value, g *aggGroup) []types.Value {
+	for i := range op.calls {
+		dst = append(dst, op.calls[i].fn.value(&g.accs[i]))
+	}
+	return dst
+}
+
+func (op *aggregateOp) fillKeys(dst []types.Value, row types.Row) {
+	for i, k := range op.keys {
+		dst[i] = row.Values[k]
+	}
+}
+
+// outRow returns a new output row of row's keys and the call results.
+func (op *aggregateOp) outRow(row types.Row, results []types.Value) []types.Value {
+	r := op.alloc(len(op.keys) + len(op.calls))
+	op.fillKeys(r, row)
+	copy(r[len(op.keys):], results)
+	return r
+}
+
+// alloc returns a fresh slice of n values from the slab.
+func (op *aggregateOp) alloc(n int) []types.Value {
+	if len(op.slab)-op.slabPos < n {
+		op.slab, op.slabPos = make([]types.Value, n*slabRows), 0
+	}
+	r := op.slab[op.slabPos : op.slabPos+n : op.slabPos+n]
+	op.slabPos += n
+	return r
+}
+
+// free takes back the last n values alloc handed out, which were not
+// emitted.
+func (op *aggregateOp) free(n int) { op.slabPos -= n }
+
+// appendGroup encodes g: its row count, its stamp, then each accumulator.
+func (op *aggregateOp) appendGroup(dst []byte, g *aggGroup) []byte {
+	dst = binary.AppendVarint(dst, g.count)
+	dst = binary.AppendVarint(dst, g.stamp)
+	for i := range g.accs {
+		dst = appendAccState(dst, &g.accs[i])
+	}
+	return dst
+}
+
+func (op *aggregateOp) decodeGroup(b []byte, g *aggGroup) error {
+	r := accReader{b: b}
+	g.count = r.varint()
+	g.stamp = r.varint()
+	for i := range g.accs {
+		r.accState(&g.accs[i])
+	}
+	if r.err == nil && len(r.b) != 0 {
+		r.fail("group (trailing bytes)")
+	}
+	return r.err
+}

@@ -1,0 +1,319 @@
+package plan
+
+import (
+	"fmt"
+
+	"github.com/eddy-sql/eddy/internal/expr"
+	"github.com/eddy-sql/eddy/internal/jobgraph"
+	"github.com/eddy-sql/eddy/internal/sql/ast"
+	"github.com/eddy-sql/eddy/internal/sqlerr"
+	"github.com/eddy-sql/eddy/types"
+)
+
+// Subqueries are rewritten to joins, as Flink's planner does: top-level
+// conditions of WHERE of the forms x [NOT] IN (query) and [NOT] EXISTS
+// (query) become semi and anti joins (correlated EXISTS through the
+// equalities between the subquery's WHERE and the outer row); an
+// uncorrelated scalar subquery becomes a LEFT JOIN with its one row.
+
+// hasSubquery reports whether e contains a subquery.
+func hasSubquery(e ast.Expr) bool {
+	found := false
+	ast.Inspect(e, func(n ast.Node) bool {
+		switch x := n.(type) {
+		case *ast.Exists, *ast.ScalarSubquery:
+			found = true
+		case *ast.In:
+			found = found || x.Query != nil
+		}
+		return !found
+	})
+	return found
+}
+
+// planSubqueryConds turns the subquery conjuncts of where into semi and
+// anti joins on f and returns the other conjuncts.
+func (p *Planner) planSubqueryConds(f *frag, where []ast.Expr) ([]ast.Expr, error) {
+	var rest []ast.Expr
+	for _, c := range where {
+		not := false
+		e := c
+		if u, ok := e.(*ast.Unary); ok && u.Op == ast.OpNot {
+			if _, isExists := u.X.(*ast.Exists); isExists {
+				not, e = true, u.X
+			}
+		}
+		switch n := e.(type) {
+		case *ast.In:
+			if n.Query == nil {
+				rest = append(rest, c)
+				continue
+			}
+			if err := p.planInSubquery(f, n); err != nil {
+				return nil, err
+			}
+		case *ast.Exists:
+			if err := p.planExists(f, n, not); err != nil {
+				return nil, err
+			}
+		default:
+			rest = append(rest, c)
+		}
+	}
+	return rest, nil
+}
+
+// semiJoin adds a semi (anti) join of f with r on the key expressions.
+// The residual conditions bind against the outer row's columns followed
+// by the subquery's.
+func semiJoin(f, r *frag, lKeys, rKeys []expr.Expr, residual []ast.Expr, anti bool, pos sqlerr.Pos) error {
+	for _, side := range []*frag{f, r} {
+		if side.mode == jobgraph.Upsert {
+			side.normalize()
+			if side.mode == jobgraph.Upsert {
+				return errAt(pos, sqlerr.Unsupported, "A subquery over the upsert output of a table function is not supported yet")
+			}
+		}
+	}
+	outCols := f.sc.cols
+	lPos, lExtra, err := keyColumns(f, lKeys)
+	if err != nil {
+		return err
+	}
+	rPos, _, err := keyColumns(r, rKeys)
+	if err != nil {
+		return err
+	}
+	kind := jobgraph.SemiJoin
+	if anti {
+		kind = jobgraph.AntiJoin
+	}
+	spec := &jobgraph.Join{Kind: kind, LeftKeys: lPos, RightKeys: rPos, NullSafe: make([]bool, len(lPos)), Left: f.sc.schema(), Right: r.sc.schema()}
+	if len(residual) > 0 {
+		x, err := bindExpr(andAll(residual), &scope{cols: append(append([]column(nil), f.sc.cols...), r.sc.cols...)})
+		if err != nil {
+			return err
+		}
+		if x.Type().ID != types.TypeBoolean && x.Type().ID != types.TypeNull {
+			return errAt(residual[0].Pos(), sqlerr.TypeMismatch, "The condition must be BOOLEAN, but %s has type %s", ast.Format(andAll(residual)), x.Type())
+		}
+		spec.Residual = x
+	}
+	mode := jobgraph.Append
+	if anti || f.mode != jobgraph.Append || r.mode != jobgraph.Append {
+		mode = jobgraph.Retract
+	}
+	n := 0
+	for _, nd := range f.job.Nodes {
+		if _, ok := nd.Op.(*jobgraph.Join); ok {
+			n++
+		}
+	}
+	f.end = addNode(f.job, jobgraph.Node{
+		UID: fmt.Sprintf("join/%d", n),
+		Inputs: []jobgraph.Edge{
+			{From: f.end, Exchange: jobgraph.Hash, Keys: lPos},
+			{From: r.end, Exchange: jobgraph.Hash, Keys: rPos},
+		},
+		Op:  spec,
+		Out: f.sc.schema(),
+	})
+	f.mode, f.input, f.key = mode, -1, nil
+	if lExtra > 0 {
+		var proj []expr.Expr
+		for i, c := range outCols {
+			x, err := expr.Col(i, c.name, c.typ)
+			if err != nil {
+				return err
+			}
+			proj = append(proj, x)
+		}
+		f.sc = &scope{cols: outCols, subst: f.sc.subst}
+		f.addCalc(jobgraph.Calc{Project: proj})
+	}
+	return nil
+}
+
+// planInSubquery plans x [NOT] IN (query) as a semi (anti) join on x =
+// the query's one column.
+func (p *Planner) planInSubquery(f *frag, n *ast.In) error {
+	r, err := p.planQuery(n.Query, f.job)
+	if err != nil {
+		return err
+	}
+	if len(r.sc.cols) != 1 {
+		return errAt(n.InPos, sqlerr.InvalidArgument, "The subquery of IN must return one column, but it returns %d", len(r.sc.cols))
+	}
+	lx, err := bindExpr(n.X, f.sc)
+	if err != nil {
+		return err
+	}
+	rx, err := expr.Col(0, r.sc.cols[0].name, r.sc.cols[0].typ)
+	if err != nil {
+		return err
+	}
+	if n.Not && (!lx.Type().NotNull || !rx.Type().NotNull) {
+		return errAt(n.InPos, sqlerr.Unsupported, "NOT IN with a subquery is supported only when both %s and the subquery's column are NOT NULL yet (NOT IN is never TRUE once the subquery returns a NULL)", ast.Format(n.X)).
+			WithHint("write NOT EXISTS (SELECT ... WHERE col = %s), which ignores NULLs", ast.Format(n.X))
+	}
+	t, ok := expr.CommonType(lx.Type(), rx.Type())
+	if !ok {
+		return errAt(n.InPos, sqlerr.TypeMismatch, "Cannot compare %s of type %s with the subquery's column of type %s", ast.Format(n.X), lx.Type(), rx.Type())
+	}
+	if lx, err = castKey(lx, t); err != nil {
+		return positioned(err, n.InPos, sqlerr.TypeMismatch)
+	}
+	if rx, err = castKey(rx, t); err != nil {
+		return positioned(err, n.InPos, sqlerr.TypeMismatch)
+	}
+	return semiJoin(f, r, []expr.Expr{lx}, []expr.Expr{rx}, nil, n.Not, n.InPos)
+}
+
+// planExists plans [NOT] EXISTS (query). A correlated subquery must be a
+// plain SELECT ... FROM ... WHERE ...: its conditions on its own columns
+// filter it, equalities between its columns and the outer row's become
+// the join keys, other conditions over both become the join's residual.
+func (p *Planner) planExists(f *frag, n *ast.Exists, anti bool) error {
+	s, simple := n.Query.(*ast.Select)
+	if !simple || s.From == nil || len(s.GroupBy) > 0 || s.Having != nil || s.Limit != nil || isAggregateQuery(s) {
+		// Uncorrelated: any row of the query makes EXISTS true.
+		r, err := p.planQuery(n.Query, f.job)
+		if err != nil {
+			return err
+		}
+		return semiJoin(f, r, nil, nil, nil, anti, n.Pos())
+	}
+	var r *frag
+	var err error
+	var conds []ast.Expr
+	if j, isJoin := s.From.(*ast.Join); isJoin {
+		r, conds, err = p.planJoin(j, f.job, conjuncts(s.Where))
+	} else {
+		r, err = p.planFrom(s.From, f.job)
+		conds = conjuncts(s.Where)
+	}
+	if err != nil {
+		return err
+	}
+	combined := &scope{cols: append(append([]column(nil), f.sc.cols...), r.sc.cols...)}
+	var inner, residual []ast.Expr
+	var lKeys, rKeys []expr.Expr
+	for _, c := range conds {
+		if refsWithin(c, r.sc, false) {
+			inner = append(inner, c)
+			continue
+		}
+		if b, ok := c.(*ast.Binary); ok && b.Op == ast.OpEq {
+			x, y := b.X, b.Y
+			if refsWithin(x, r.sc, true) && refsWithin(y, f.sc, true) {
+				x, y = y, x
+			}
+			if refsWithin(x, f.sc, true) && refsWithin(y, r.sc, true) && !refsWithin(x, r.sc, true) {
+				lx, err := bindExpr(x, f.sc)
+				if err != nil {
+					return err
+				}
+				rx, err := bindExpr(y, r.sc)
+				if err != nil {
+					return err
+				}
+				t, ok := expr.CommonType(lx.Type(), rx.Type())
+				if !ok {
+					return errAt(b.OpPos, sqlerr.TypeMismatch, "Cannot compare %s of type %s with %s of type %s", ast.Format(x), lx.Type(), ast.Format(y), rx.Type())
+				}
+				if lx, err = castKey(lx, t); err != nil {
+					return positioned(err, b.OpPos, sqlerr.TypeMismatch)
+				}
+				if rx, err = castKey(rx, t); err != nil {
+					return positioned(err, b.OpPos, sqlerr.TypeMismatch)
+				}
+				lKeys, rKeys = append(lKeys, lx), append(rKeys, rx)
+				continue
+			}
+		}
+		if !refsWithin(c, combined, false) {
+			// Let binding report the unknown column.
+			if _, err := bindExpr(c, combined); err != nil {
+				return err
+			}
+		}
+		residual = append(residual, c)
+	}
+	if len(inner) > 0 {
+		w, err := bindExpr(andAll(inner), r.sc)
+		if err != nil {
+			return err
+		}
+		if w.Type().ID != types.TypeBoolean && w.Type().ID != types.TypeNull {
+			return errAt(inner[0].Pos(), sqlerr.TypeMismatch, "WHERE needs a BOOLEAN condition, but %s has type %s", ast.Format(andAll(inner)), w.Type())
+		}
+		r.addCalc(jobgraph.Calc{Filter: w})
+	}
+	return semiJoin(f, r, lKeys, rKeys, residual, anti, n.Pos())
+}
+
+// planScalarSubqueries joins f with each uncorrelated scalar subquery of
+// es (a LEFT JOIN with the subquery's one row, NULL when it has none) and
+// makes the subquery's text stand for its column in f's scope.
+func (p *Planner) planScalarSubqueries(f *frag, es ...ast.Expr) error {
+	var subs []*ast.ScalarSubquery
+	seen := map[string]bool{}
+	for _, e := range es {
+		if e == nil {
+			continue
+		}
+		ast.Inspect(e, func(n ast.Node) bool {
+			if sq, ok := n.(*ast.ScalarSubquery); ok {
+				if k := ast.Format(sq); !seen[k] {
+					seen[k] = true
+					subs = append(subs, sq)
+				}
+				return false
+			}
+			return true
+		})
+	}
+	for _, sq := range subs {
+		r, err := p.planQuery(sq.Query, f.job)
+		if err != nil {
+			if se, ok := err.(*sqlerr.Error); ok && se.Code == sqlerr.UnknownColumn {
+				return errAt(sq.Pos(), sqlerr.Unsupported, "Correlated scalar subqueries are not supported yet: %s", se.Message).
+					WithHint("join the table and aggregate instead")
+			}
+			return err
+		}
+		if len(r.sc.cols) != 1 {
+			return errAt(sq.Pos(), sqlerr.InvalidArgument, "A scalar subquery must return one column, but it returns %d", len(r.sc.cols))
+		}
+		for _, side := range []*frag{f, r} {
+			if side.mode == jobgraph.Upsert {
+				side.normalize()
+				if side.mode == jobgraph.Upsert {
+					return errAt(sq.Pos(), sqlerr.Unsupported, "A subquery over the upsert output of a table function is not supported yet")
+				}
+			}
+		}
+		cols := append(append([]column(nil), f.sc.cols...), column{name: fmt.Sprintf("$scalar%d", len(f.sc.cols)), typ: r.sc.cols[0].typ.Nullable()})
+		spec := &jobgraph.Join{Kind: jobgraph.LeftJoin, Left: f.sc.schema(), Right: r.sc.schema()}
+		n := 0
+		for _, nd := range f.job.Nodes {
+			if _, ok := nd.Op.(*jobgraph.Join); ok {
+				n++
+			}
+		}
+		subst := map[string]int{}
+		for k, v := range f.sc.subst {
+			subst[k] = v
+		}
+		subst[ast.Format(sq)] = len(cols) - 1
+		sc := &scope{cols: cols, subst: subst, grouped: f.sc.grouped, env: f.sc.env}
+		f.end = addNode(f.job, jobgraph.Node{
+			UID:    fmt.Sprintf("join/%d", n),
+			Inputs: []jobgraph.Edge{{From: f.end, Exchange: jobgraph.Hash}, {From: r.end, Exchange: jobgraph.Hash}},
+			Op:     spec,
+			Out:    sc.schema(),
+		})
+		f.sc, f.mode, f.input, f.key, f.timeAttrs = sc, jobgraph.Retract, -1, nil, map[int]bool{}
+	}
+	return nil
+}
