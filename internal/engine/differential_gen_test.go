@@ -46,13 +46,24 @@ type table struct {
 	name string
 	cols []string
 	typs []typ
+	// reads are the base tables a CTE reads.
+	reads []string
 }
 
-// diffTables are the base tables of the test.
+// diffTables are the base tables of the test: three shapes, two tables of
+// each with different data.
+//
+// Eddy bug: a query that reads one table twice (a self join, or UNION ALL
+// of two selects from it) fails with "logstore: merged reader: log ...
+// partition 0 appears twice". The generator reads each table at most once
+// per query (gen.used), so there are two of each shape.
 var diffTables = []table{
-	{"t1", []string{"a", "b", "s", "d"}, []typ{tInt, tBig, tStr, tDbl}},
-	{"t2", []string{"a", "b", "s"}, []typ{tInt, tBig, tStr}},
-	{"t3", []string{"k", "s", "n"}, []typ{tBig, tStr, tInt}},
+	{name: "t1", cols: []string{"a", "b", "s", "d"}, typs: []typ{tInt, tBig, tStr, tDbl}},
+	{name: "t2", cols: []string{"a", "b", "s"}, typs: []typ{tInt, tBig, tStr}},
+	{name: "t3", cols: []string{"k", "s", "n"}, typs: []typ{tBig, tStr, tInt}},
+	{name: "t4", cols: []string{"a", "b", "s", "d"}, typs: []typ{tInt, tBig, tStr, tDbl}},
+	{name: "t5", cols: []string{"a", "b", "s"}, typs: []typ{tInt, tBig, tStr}},
+	{name: "t6", cols: []string{"k", "s", "n"}, typs: []typ{tBig, tStr, tInt}},
 }
 
 // createTable returns the CREATE TABLE statement of tb, valid in both.
@@ -100,13 +111,39 @@ func dataValue(r *rand.Rand, t typ) string {
 	}
 }
 
+// diffFeatures are the optional query shapes of the generator, each with a
+// query that tells whether Eddy runs it yet: they need the aggregate
+// operator.
+var diffFeatures = map[string]string{
+	"DISTINCT":  "SELECT DISTINCT a FROM t1",
+	"GROUP BY":  "SELECT a, COUNT(*) FROM t1 GROUP BY a",
+	"UNION":     "SELECT a FROM t1 UNION SELECT a FROM t2",
+	"INTERSECT": "SELECT a FROM t1 INTERSECT SELECT a FROM t2",
+	"EXCEPT":    "SELECT a FROM t1 EXCEPT SELECT a FROM t2",
+}
+
 // gen writes one random query.
 type gen struct {
 	r       *rand.Rand
 	aliases int
 	ctes    []table
-	// aggregates enables GROUP BY queries.
-	aggregates bool
+	// has holds the optional query shapes Eddy runs (see diffFeatures).
+	has map[string]bool
+	// used holds the base tables the query reads so far; out is set when
+	// a FROM found none left.
+	used map[string]bool
+	out  bool
+}
+
+// statement writes a random statement that reads no table twice, trying
+// again with the same random source when one ran out of tables.
+func (g *gen) statement() string {
+	for {
+		g.aliases, g.ctes, g.used, g.out = 0, nil, map[string]bool{}, false
+		if q := g.top(); !g.out {
+			return q
+		}
+	}
 }
 
 func (g *gen) alias(prefix string) string {
@@ -140,7 +177,13 @@ func (g *gen) top() string {
 		for i := range sig {
 			cols[i] = fmt.Sprintf("c%d", i)
 		}
-		g.ctes = append(g.ctes, table{name, cols, sig})
+		var reads []string
+		for tb := range g.used {
+			reads = append(reads, tb)
+		}
+		// The CTE reads its tables where the query names it.
+		g.used = map[string]bool{}
+		g.ctes = append(g.ctes, table{name: name, cols: cols, typs: sig, reads: reads})
 		with = fmt.Sprintf("WITH %s AS (%s) ", name, q)
 	}
 	q, _ := g.query(nil, 2)
@@ -158,7 +201,13 @@ func (g *gen) signature() []typ {
 }
 
 func (g *gen) setOp(sig []typ, depth int) string {
-	op := pick(g, []string{"UNION ALL", "UNION ALL", "UNION", "INTERSECT", "EXCEPT"})
+	ops := []string{"UNION ALL", "UNION ALL"}
+	for _, op := range []string{"UNION", "INTERSECT", "EXCEPT"} {
+		if g.has[op] {
+			ops = append(ops, op)
+		}
+	}
+	op := pick(g, ops)
 	left := g.selectStmt(sig, depth-1)
 	right, _ := g.query(sig, depth-1)
 	if strings.Contains(right, " UNION ") || strings.Contains(right, " INTERSECT ") || strings.Contains(right, " EXCEPT ") {
@@ -171,12 +220,12 @@ func (g *gen) setOp(sig []typ, depth int) string {
 
 func (g *gen) selectStmt(sig []typ, depth int) string {
 	from, sc := g.from(depth)
-	if g.aggregates && g.chance(30) {
+	if g.has["GROUP BY"] && g.chance(30) {
 		return g.aggregate(sig, from, sc)
 	}
 	var b strings.Builder
 	b.WriteString("SELECT ")
-	if g.chance(15) {
+	if g.has["DISTINCT"] && g.chance(15) {
 		b.WriteString("DISTINCT ")
 	}
 	for i, t := range sig {
@@ -283,13 +332,40 @@ func (g *gen) fromItem(depth int) (string, []col) {
 	if len(g.ctes) > 0 && g.chance(40) {
 		tables = g.ctes
 	}
-	tb := pick(g, tables)
+	var free []table
+	for _, tb := range tables {
+		if g.free(tb) {
+			free = append(free, tb)
+		}
+	}
+	if len(free) == 0 {
+		g.out = true
+		free = tables
+	}
+	tb := pick(g, free)
+	g.used[tb.name] = true
+	for _, r := range tb.reads {
+		g.used[r] = true
+	}
 	a := g.alias("x")
 	sc := make([]col, len(tb.cols))
 	for i, c := range tb.cols {
 		sc[i] = col{a + "." + c, tb.typs[i]}
 	}
 	return tb.name + " AS " + a, sc
+}
+
+// free reports whether the query can read tb (no table twice).
+func (g *gen) free(tb table) bool {
+	if g.used[tb.name] {
+		return false
+	}
+	for _, r := range tb.reads {
+		if g.used[r] {
+			return false
+		}
+	}
+	return true
 }
 
 func (g *gen) join(depth int) (string, []col) {
