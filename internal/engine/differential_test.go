@@ -76,7 +76,7 @@ func TestDifferential(t *testing.T) {
 		has[name] = true
 	}
 	start := time.Now()
-	var ran, unsupported, duckErrors int
+	var ran, unsupported, duckErrors, nonEmpty, rows int
 	reasons := map[string]int{}
 	for i := range *diffCount {
 		if *diffQuery >= 0 && i != *diffQuery {
@@ -112,12 +112,16 @@ func TestDifferential(t *testing.T) {
 			t.Fatalf("seed %d query %d: results differ\n%s\n%s\n-diff.seed=%d -diff.query=%d",
 				*diffSeed, i, eddySQL, diffRows(got, want), *diffSeed, i)
 		}
+		rows += len(got)
+		if len(got) > 0 {
+			nonEmpty++
+		}
 		if *diffQuery >= 0 {
 			t.Logf("%s\n%d rows:\n%s", eddySQL, len(got), strings.Join(got, "\n"))
 		}
 	}
-	t.Logf("seed %d: %d queries in %v, %d unsupported by Eddy, %d rejected by DuckDB",
-		*diffSeed, ran, time.Since(start).Round(time.Millisecond), unsupported, duckErrors)
+	t.Logf("seed %d: %d queries in %v (%d with rows, %d rows in all), %d unsupported by Eddy, %d rejected by DuckDB",
+		*diffSeed, ran, time.Since(start).Round(time.Millisecond), nonEmpty, rows, unsupported, duckErrors)
 	for msg, n := range reasons {
 		t.Logf("  unsupported %d×: %s", n, msg)
 	}
