@@ -235,8 +235,15 @@ func (g *gen) selectStmt(sig []typ, depth int) string {
 		fmt.Fprintf(&b, "%s AS c%d", g.expr(sc, t, 2), i)
 	}
 	b.WriteString(" FROM " + from)
+	var where []string
 	if g.chance(50) {
-		b.WriteString(" WHERE " + g.cond(sc, 2))
+		where = append(where, g.cond(sc, 2))
+	}
+	if g.chance(15) {
+		where = append(where, g.subqueryCond(sc))
+	}
+	if len(where) > 0 {
+		b.WriteString(" WHERE " + strings.Join(where, " AND "))
 	}
 	return b.String()
 }
@@ -260,13 +267,16 @@ func (g *gen) aggregate(sig []typ, from string, sc []col) string {
 		}
 		sel = append(sel, fmt.Sprintf("%s AS c%d", e, i))
 	}
+	if len(keys) == 0 {
+		// Always group: over an empty input a global aggregate has one
+		// row in a batch engine but none in a streaming one.
+		keys = append(keys, pick(g, sc).ref)
+	}
 	q := "SELECT " + strings.Join(sel, ", ") + " FROM " + from
 	if g.chance(40) {
 		q += " WHERE " + g.cond(sc, 1)
 	}
-	if len(keys) > 0 {
-		q += " GROUP BY " + strings.Join(keys, ", ")
-	}
+	q += " GROUP BY " + strings.Join(keys, ", ")
 	if g.chance(30) {
 		q += " HAVING " + g.aggCond(sc)
 	}
@@ -514,4 +524,32 @@ func (g *gen) cmp(sc []col, depth int) string {
 	}
 	op := pick(g, []string{"=", "<>", "<", "<=", ">", ">="})
 	return fmt.Sprintf("%s %s %s", e, op, g.expr(sc, t, min(depth, 1)))
+}
+
+// subqueryCond writes IN (query) or [NOT] EXISTS correlated by an
+// equality with a column of the scope.
+//
+// Eddy supports these only as conditions of WHERE joined by AND, NOT IN
+// only on NOT NULL columns (the generator has none), and EXISTS only
+// correlated by equalities of columns (UNSUPPORTED otherwise). DuckDB
+// rejects subqueries in the ON of an outer join.
+func (g *gen) subqueryCond(sc []col) string {
+	outer := pick(g, sc)
+	from, inner := g.fromItem(0)
+	c, ok := g.column(inner, outer.t)
+	if !ok || outer.t == tDbl {
+		return outer.ref + " IS NOT NULL"
+	}
+	if g.chance(50) {
+		q := fmt.Sprintf("SELECT %s FROM %s", c.ref, from)
+		if g.chance(40) {
+			q += " WHERE " + g.cond(inner, 0)
+		}
+		return fmt.Sprintf("%s IN (%s)", outer.ref, q)
+	}
+	where := c.ref + " = " + outer.ref
+	if g.chance(40) {
+		where += " AND " + g.cond(inner, 0)
+	}
+	return fmt.Sprintf("%sEXISTS (SELECT 1 FROM %s WHERE %s)", pick(g, []string{"", "NOT "}), from, where)
 }

@@ -328,3 +328,34 @@ func diffRows(eddy, duck []string) string {
 	}
 	return b.String()
 }
+
+// TestDifferentialGenerator checks that DuckDB accepts every query shape of
+// the generator, also those that wait for Eddy (diffFeatures).
+func TestDifferentialGenerator(t *testing.T) {
+	ctx := t.Context()
+	db, err := sql.Open("duckdb", "")
+	require.NoError(t, err)
+	db.SetMaxOpenConns(1)
+	t.Cleanup(func() { require.NoError(t, db.Close()) })
+	for _, st := range duckPrelude {
+		_, err := db.ExecContext(ctx, st)
+		require.NoError(t, err, st)
+	}
+	data := rand.New(rand.NewPCG(*diffSeed, 0xda7a))
+	for _, tb := range diffTables {
+		for _, st := range []string{createTable(tb), insertRows(data, tb)} {
+			_, err = db.ExecContext(ctx, st)
+			require.NoError(t, err, st)
+		}
+	}
+	has := map[string]bool{}
+	for name := range diffFeatures {
+		has[name] = true
+	}
+	for i := range 1000 {
+		g := &gen{r: rand.New(rand.NewPCG(*diffSeed, uint64(i))), has: has}
+		_, duckSQL := dialects(g.statement())
+		_, err := duckRows(ctx, db, duckSQL)
+		require.NoError(t, err, "query %d: %s", i, duckSQL)
+	}
+}
