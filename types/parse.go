@@ -52,9 +52,13 @@ func (e *ParseError) Error() string {
 // backticks (a backtick inside is written twice). ROW<...> and ROW(...) are
 // both accepted, and so is Flink's postfix "INT ARRAY" for ARRAY<INT>.
 //
-// Parameters default as in Flink: DECIMAL is DECIMAL(10, 0), CHAR, VARCHAR,
-// BINARY and VARBINARY have length 1, TIME has precision 0, TIMESTAMP and
+// Parameters default as in Flink SQL: DECIMAL is DECIMAL(10, 0), VARCHAR is
+// STRING and VARBINARY is BYTES (VARCHAR(2147483647), VARBINARY(2147483647)),
+// CHAR and BINARY have length 1, TIME has precision 0, TIMESTAMP and
 // TIMESTAMP_LTZ precision 6, and day-time intervals fractional precision 3.
+// The same rules hold for DDL and for PTF type strings (Flink's Java
+// DataTypes parser would make a bare VARCHAR VARCHAR(1); Eddy has one parser
+// and follows the SQL rule).
 // Every day-time interval (INTERVAL DAY, INTERVAL HOUR TO MINUTE, ...) is
 // TypeIntervalDayTime and every year-month interval TypeIntervalYearMonth;
 // leading-field precisions such as the 4 of INTERVAL YEAR(4) are checked
@@ -316,6 +320,12 @@ var simpleTypes = map[string]Type{
 // lengthTypes are the types with a length parameter.
 var lengthTypes = map[string]TypeID{"CHAR": TypeChar, "VARCHAR": TypeVarChar, "BINARY": TypeBinary, "VARBINARY": TypeVarBinary}
 
+// defaultLength is the length of a length type declared without one, as in
+// Flink SQL (FlinkTypeSystem): VARCHAR is STRING and VARBINARY is BYTES, so
+// that a value is never cut silently; CHAR and BINARY are CHAR(1) and
+// BINARY(1).
+var defaultLength = map[string]int{"CHAR": 1, "VARCHAR": MaxLength, "BINARY": 1, "VARBINARY": MaxLength}
+
 // intervalEnds lists the fields a day-time interval may end with, by its
 // first field.
 var intervalEnds = map[string][]string{"DAY": {"HOUR", "MINUTE", "SECOND"}, "HOUR": {"MINUTE", "SECOND"}, "MINUTE": {"SECOND"}}
@@ -343,7 +353,7 @@ func (p *typeParser) parseBase(depth int) (Type, error) {
 		return p.parseDecimal()
 	case "CHAR", "VARCHAR", "BINARY", "VARBINARY":
 		p.advance()
-		n, err := p.parseOptionalParam(1, 1, MaxLength, "length")
+		n, err := p.parseOptionalParam(defaultLength[kw], 1, MaxLength, "length")
 		if err != nil {
 			return Type{}, err
 		}

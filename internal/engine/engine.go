@@ -11,6 +11,7 @@ import (
 	"log/slog"
 	"maps"
 	"os"
+	"slices"
 	"strconv"
 	"sync"
 
@@ -463,6 +464,7 @@ func (e *Engine) syncJobs(ctx context.Context) error {
 		before := e.totalRecords(jobs)
 		for _, j := range jobs {
 			if err := j.Sync(ctx); err != nil {
+				e.dropFailed(j)
 				return sqlerr.Newf(sqlerr.Runtime, "A running statement failed: %v", err).
 					WithHint("fix the statement and run it again; the failed job was stopped")
 			}
@@ -472,6 +474,20 @@ func (e *Engine) syncJobs(ctx context.Context) error {
 		}
 	}
 	return nil
+}
+
+// dropFailed forgets a job whose failure has been reported, so that later
+// statements and Close do not report it again, and deletes its state.
+func (e *Engine) dropFailed(j *runtime.Job) {
+	e.mu.Lock()
+	e.jobs = slices.DeleteFunc(e.jobs, func(x *runtime.Job) bool { return x == j })
+	e.mu.Unlock()
+	j.Cancel()
+	_ = j.Wait() // the failure, reported by the caller
+	b := e.db.NewBatch()
+	if err := errors.Join(j.DeleteState(b), b.Commit(false)); err != nil {
+		e.logger.Warn("deleting the state of a failed job", "err", err)
+	}
 }
 
 // totalRecords counts the records committed to all logs and the rows the

@@ -10,6 +10,7 @@ import (
 	"github.com/eddy-sql/eddy/internal/catalog"
 	"github.com/eddy-sql/eddy/internal/cli"
 	"github.com/eddy-sql/eddy/internal/connector/kafka"
+	"github.com/eddy-sql/eddy/internal/expr"
 	"github.com/eddy-sql/eddy/internal/sql/ast"
 	"github.com/eddy-sql/eddy/internal/sql/plan"
 	"github.com/eddy-sql/eddy/internal/sqlerr"
@@ -327,6 +328,18 @@ func (e *Engine) set(s *ast.Set) (*cli.Result, error) {
 		if _, err := plan.ParseDuration(v); err != nil {
 			return nil, sqlerr.Newf(sqlerr.InvalidOption, "Invalid '%s': %v", k, err).At(s.Value.Pos())
 		}
+	case expr.NotNullEnforcerKey:
+		if _, ok := expr.ParseNotNullEnforcer(v); !ok || v == "" {
+			return nil, sqlerr.Newf(sqlerr.InvalidOption, "Invalid '%s' = '%s'", k, v).At(s.Value.Pos()).
+				WithHint("use 'ERROR' (the default: a NULL written into a NOT NULL column fails the statement) or 'DROP' (such rows are dropped)")
+		}
+		v = strings.ToUpper(v)
+	case expr.TypeLengthEnforcerKey:
+		if _, ok := expr.ParseLengthEnforcer(v); !ok || v == "" {
+			return nil, sqlerr.Newf(sqlerr.InvalidOption, "Invalid '%s' = '%s'", k, v).At(s.Value.Pos()).
+				WithHint("use 'IGNORE' (the default: values are written unchanged), 'TRIM_PAD' (cut to the column length, pad CHAR) or 'ERROR'")
+		}
+		v = strings.ToUpper(v)
 	}
 	e.sess.Config[k] = v
 	return &cli.Result{Message: "Session property has been set."}, nil

@@ -571,11 +571,11 @@ func (p *typeParser) typ() (types.Type, error) {
 	case "CHAR":
 		t = types.Char(p.args(1)[0])
 	case "VARCHAR":
-		t = types.VarChar(p.args(1)[0])
+		t = types.VarChar(p.args(types.MaxLength)[0])
 	case "BINARY":
 		t = types.Type{ID: types.TypeBinary, Length: p.args(1)[0]}
 	case "VARBINARY":
-		t = types.Type{ID: types.TypeVarBinary, Length: p.args(1)[0]}
+		t = types.Type{ID: types.TypeVarBinary, Length: p.args(types.MaxLength)[0]}
 	case "DATE":
 		t = types.Date
 	case "TIME":

@@ -16,15 +16,20 @@ import (
 // functions use the fields they need: counts and sums inline, the rest
 // (decimal sums, value lists, distinct sets) in ext, allocated on demand.
 type accState struct {
-	n   int64   // rows accumulated (non-NULL arguments)
-	i   int64   // integer sum; BOOL_AND/BOOL_OR: count of TRUE
-	f   float64 // floating sum
-	f2  float64 // sum of squares
+	n int64 // rows accumulated (non-NULL arguments)
+	// i is the integer sum, the bits of the floating sum (see float), or
+	// BOOL_AND/BOOL_OR's count of TRUE.
+	i   int64
 	ext *accExt
 }
 
+func (s *accState) float() float64 { return math.Float64frombits(uint64(s.i)) }
+
+func (s *accState) setFloat(f float64) { s.i = int64(math.Float64bits(f)) }
+
 type accExt struct {
-	d *apd.Decimal // DECIMAL sum (nil: zero)
+	f2 float64      // the sum of squares of the variance functions
+	d  *apd.Decimal // DECIMAL sum (nil: zero)
 	// vals are MIN/MAX's distinct values in ascending order (with cnts,
 	// their counts), or FIRST_VALUE/LAST_VALUE/LISTAGG's values in arrival
 	// order.
@@ -55,6 +60,7 @@ type aggFunc interface {
 func newAggFunc(call *jobgraph.AggCall, in *types.Schema) (aggFunc, error) {
 	want := map[jobgraph.AggFunc][2]int{
 		jobgraph.AggCountStar: {0, 0}, jobgraph.AggListAgg: {1, 2},
+		jobgraph.AggCount: {1, math.MaxInt}, // COUNT(DISTINCT a, b): non-NULL tuples
 	}[call.Func]
 	if want == [2]int{} && call.Func != jobgraph.AggCountStar {
 		want = [2]int{1, 1}
@@ -106,9 +112,9 @@ type sumFunc struct {
 	sum0, avg bool
 }
 
-// decCtx computes exact decimal sums (DECIMAL(38) values, up to 100
+// aggDecCtx computes exact decimal sums (DECIMAL(38) values, up to 100
 // digits) and rounds HALF_UP.
-var decCtx = &apd.Context{
+var aggDecCtx = &apd.Context{
 	Precision:   100,
 	MaxExponent: apd.MaxExponent,
 	MinExponent: apd.MinExponent,
@@ -116,9 +122,9 @@ var decCtx = &apd.Context{
 	Rounding:    apd.RoundHalfUp,
 }
 
-// quoCtx truncates quotients at 100 digits; rounding HALF_UP to the result
+// aggQuoCtx truncates quotients at 100 digits; rounding HALF_UP to the result
 // scale afterwards gives the rounded exact quotient.
-var quoCtx = &apd.Context{
+var aggQuoCtx = &apd.Context{
 	Precision:   100,
 	MaxExponent: apd.MaxExponent,
 	MinExponent: apd.MinExponent,
@@ -136,9 +142,9 @@ func (f sumFunc) step(s *accState, v types.Value, sign int64) error {
 	case f.t.IsInteger():
 		s.i += sign * v.Int()
 	case f.t.ID == types.TypeFloat && !f.avg:
-		s.f = float64(float32(s.f) + float32(sign)*float32(v.Float()))
+		s.setFloat(float64(float32(s.float()) + float32(sign)*float32(v.Float())))
 	case f.t.ID == types.TypeFloat || f.t.ID == types.TypeDouble:
-		s.f += float64(sign) * v.Float()
+		s.setFloat(s.float() + float64(sign)*v.Float())
 	default:
 		var buf apd.Decimal
 		d := v.Decimal()
@@ -154,9 +160,9 @@ func (f sumFunc) step(s *accState, v types.Value, sign int64) error {
 		case x.d == nil:
 			r.Neg(d)
 		case sign > 0:
-			_, err = decCtx.Add(r, x.d, d)
+			_, err = aggDecCtx.Add(r, x.d, d)
 		default:
-			_, err = decCtx.Sub(r, x.d, d)
+			_, err = aggDecCtx.Sub(r, x.d, d)
 		}
 		if err != nil {
 			return fmt.Errorf("decimal sum: %w", err)
@@ -173,11 +179,11 @@ func (f sumFunc) value(s *accState) types.Value {
 	switch {
 	case f.t.IsInteger():
 		if f.avg {
-			return narrowInt(s.i/s.n, f.t)
+			return aggNarrowInt(s.i/s.n, f.t)
 		}
-		return narrowInt(s.i, f.t)
+		return aggNarrowInt(s.i, f.t)
 	case f.t.ID == types.TypeFloat || f.t.ID == types.TypeDouble:
-		r := s.f
+		r := s.float()
 		if f.avg {
 			r /= float64(s.n)
 		}
@@ -191,7 +197,7 @@ func (f sumFunc) value(s *accState) types.Value {
 		d.Set(s.ext.d)
 	}
 	if f.avg {
-		if _, err := quoCtx.Quo(d, d, apd.New(s.n, 0)); err != nil {
+		if _, err := aggQuoCtx.Quo(d, d, apd.New(s.n, 0)); err != nil {
 			return types.Null
 		}
 	}
@@ -202,8 +208,8 @@ func (f sumFunc) value(s *accState) types.Value {
 	return types.NewDecimal(r)
 }
 
-// narrowInt wraps i to the width of integer type t, like a Java cast.
-func narrowInt(i int64, t types.Type) types.Value {
+// aggNarrowInt wraps i to the width of integer type t, like a Java cast.
+func aggNarrowInt(i int64, t types.Type) types.Value {
 	switch t.ID {
 	case types.TypeTinyInt:
 		i = int64(int8(i))
@@ -273,12 +279,12 @@ func (firstLastFunc) add(s *accState, args []types.Value) error {
 }
 
 func (firstLastFunc) retract(s *accState, args []types.Value) error {
-	removeFirst(s, args[0])
+	aggRemoveFirst(s, args[0])
 	return nil
 }
 
-// removeFirst removes the first value of s.ext.vals equal to v, if any.
-func removeFirst(s *accState, v types.Value) {
+// aggRemoveFirst removes the first value of s.ext.vals equal to v, if any.
+func aggRemoveFirst(s *accState, v types.Value) {
 	if s.ext == nil {
 		return
 	}
@@ -313,7 +319,7 @@ func (listAggFunc) add(s *accState, args []types.Value) error {
 }
 
 func (listAggFunc) retract(s *accState, args []types.Value) error {
-	removeFirst(s, args[0])
+	aggRemoveFirst(s, args[0])
 	return nil
 }
 
@@ -346,16 +352,16 @@ type varianceFunc struct {
 func (varianceFunc) add(s *accState, args []types.Value) error {
 	v := args[0].Float()
 	s.n++
-	s.f += v
-	s.f2 += v * v
+	s.setFloat(s.float() + v)
+	s.x().f2 += v * v
 	return nil
 }
 
 func (varianceFunc) retract(s *accState, args []types.Value) error {
 	v := args[0].Float()
 	s.n--
-	s.f -= v
-	s.f2 -= v * v
+	s.setFloat(s.float() - v)
+	s.x().f2 -= v * v
 	return nil
 }
 
@@ -363,23 +369,23 @@ func (f varianceFunc) value(s *accState) types.Value {
 	if s.n <= 0 || f.samp && s.n == 1 {
 		return types.Null
 	}
-	n := float64(s.n)
-	r := (s.f2 - s.f*s.f/n) / n
+	n, sum, sq := float64(s.n), s.float(), s.x().f2
+	r := (sq - sum*sum/n) / n
 	if f.samp {
-		r = (s.f2 - s.f*s.f/n) / (n - 1)
+		r = (sq - sum*sum/n) / (n - 1)
 	}
 	if f.sqrt {
 		r = math.Sqrt(r)
 	}
-	return castFloat(r, f.t)
+	return aggCastFloat(r, f.t)
 }
 
-// castFloat converts f to the numeric type t (integers truncate toward
+// aggCastFloat converts f to the numeric type t (integers truncate toward
 // zero, decimals round HALF_UP, NULL when it does not fit).
-func castFloat(f float64, t types.Type) types.Value {
+func aggCastFloat(f float64, t types.Type) types.Value {
 	switch {
 	case t.IsInteger():
-		return narrowInt(int64(f), t)
+		return aggNarrowInt(int64(f), t)
 	case t.ID == types.TypeFloat:
 		return types.NewFloat(float64(float32(f)))
 	case t.ID == types.TypeDecimal:
@@ -433,7 +439,7 @@ func (f boolFunc) value(s *accState) types.Value {
 const (
 	accHasN = 1 << iota
 	accHasI
-	accHasF
+	accHasUnused // was a separate floating sum: now in I
 	accHasF2
 	accHasD
 	accHasVals
@@ -451,8 +457,8 @@ func appendAccState(dst []byte, s *accState) []byte {
 		on  bool
 		bit byte
 	}{
-		{s.n != 0, accHasN}, {s.i != 0, accHasI}, {s.f != 0 || math.Signbit(s.f), accHasF},
-		{s.f2 != 0 || math.Signbit(s.f2), accHasF2}, {x.d != nil, accHasD}, {len(x.vals) > 0, accHasVals},
+		{s.n != 0, accHasN}, {s.i != 0, accHasI},
+		{x.f2 != 0 || math.Signbit(x.f2), accHasF2}, {x.d != nil, accHasD}, {len(x.vals) > 0, accHasVals},
 		{!x.sep.IsNull(), accHasSep}, {len(x.distinct) > 0, accHasDistinct},
 	} {
 		if f.on {
@@ -466,11 +472,8 @@ func appendAccState(dst []byte, s *accState) []byte {
 	if flags&accHasI != 0 {
 		dst = binary.AppendVarint(dst, s.i)
 	}
-	if flags&accHasF != 0 {
-		dst = binary.LittleEndian.AppendUint64(dst, math.Float64bits(s.f))
-	}
 	if flags&accHasF2 != 0 {
-		dst = binary.LittleEndian.AppendUint64(dst, math.Float64bits(s.f2))
+		dst = binary.LittleEndian.AppendUint64(dst, math.Float64bits(x.f2))
 	}
 	if flags&accHasD != 0 {
 		dst = types.AppendValue(dst, types.NewDecimal(x.d))
@@ -569,22 +572,23 @@ func (r *accReader) accState(s *accState) {
 	flags := r.b[0]
 	r.b = r.b[1:]
 	*s = accState{}
+	if flags&accHasUnused != 0 {
+		r.fail("accumulator flags")
+		return
+	}
 	if flags&accHasN != 0 {
 		s.n = r.varint()
 	}
 	if flags&accHasI != 0 {
 		s.i = r.varint()
 	}
-	if flags&accHasF != 0 {
-		s.f = r.float()
-	}
-	if flags&accHasF2 != 0 {
-		s.f2 = r.float()
-	}
-	if flags&(accHasD|accHasVals|accHasSep|accHasDistinct) == 0 {
+	if flags&(accHasF2|accHasD|accHasVals|accHasSep|accHasDistinct) == 0 {
 		return
 	}
 	x := s.x()
+	if flags&accHasF2 != 0 {
+		x.f2 = r.float()
+	}
 	if flags&accHasD != 0 {
 		x.d = r.value().Decimal()
 	}

@@ -3,6 +3,7 @@ package runtime
 import (
 	"encoding/binary"
 	"fmt"
+	"hash/maphash"
 
 	"github.com/eddy-sql/eddy/internal/jobgraph"
 	"github.com/eddy-sql/eddy/types"
@@ -27,15 +28,19 @@ type aggregateOp struct {
 	maxKeys int
 	wm      minWatermark
 
-	cache map[string]*aggGroup
-	// dirty lists the keys of the groups to write at the next Flush.
-	dirty []string
+	// cache holds the groups by the hash of their encoded key; groups of
+	// equal hashes are chained. Looking a group up reads the map slot and
+	// the group, which holds short keys and two accumulators inline.
+	cache  map[uint64]*aggGroup
+	seed   maphash.Seed
+	groups int // groups in the cache
+	// dirty lists the groups to write at the next Flush.
+	dirty []*aggGroup
 
 	// Scratch buffers reused across rows.
 	keyVals []types.Value
 	keyBuf  []byte
 	args    []types.Value
-	prev    []types.Value
 	distKey []byte
 	enc     []byte
 	// slab hands out the value slices of emitted rows, allocated in
@@ -56,19 +61,32 @@ type aggCall struct {
 // aggGroup is the state of one group key. count == 0 means the group has
 // no state (never seen, or all its rows retracted).
 type aggGroup struct {
-	key   string // the map key, shared with the dirty list
 	count int64
 	// stamp is the processing time of the last update (state TTL).
 	stamp int64
+	hash  uint64
+	next  *aggGroup // the next group of the same hash
+	long  string    // the encoded key values when longer than kbuf
 	accs  []accState
+	kbuf  [16]byte // the encoded key values, kbuf[:klen], when short
+	klen  uint8
 	dirty bool
+	inl   [2]accState
+}
+
+// key returns the encoded key values of g.
+func (g *aggGroup) key() []byte {
+	if g.long != "" {
+		return []byte(g.long)
+	}
+	return g.kbuf[:g.klen]
 }
 
 // aggStateName is the value state holding each group.
 const aggStateName = "acc"
 
 // slabRows is how many output rows one slab chunk holds.
-const slabRows = 256
+const slabRows = 64
 
 func newAggregateOp(spec *jobgraph.Aggregate, in *types.Schema, oc OpContext) (*aggregateOp, error) {
 	op := &aggregateOp{
@@ -80,7 +98,8 @@ func newAggregateOp(spec *jobgraph.Aggregate, in *types.Schema, oc OpContext) (*
 		ttl:     spec.StateTTL,
 		maxKeys: oc.MaxKeys,
 		wm:      newMinWatermark(1),
-		cache:   map[string]*aggGroup{},
+		cache:   map[uint64]*aggGroup{},
+		seed:    maphash.MakeSeed(),
 	}
 	if op.ttl > 0 && op.clock == nil {
 		return nil, fmt.Errorf("aggregate: state TTL needs a clock")
@@ -125,8 +144,13 @@ func (op *aggregateOp) Process(_ int, row types.Row) error {
 	if first && retract {
 		return nil // Flink ignores a retraction of a group without state
 	}
+	// The row emitted last for the group, rebuilt from the accumulators
+	// before the update: the -U or -D row if the results change.
+	width := len(op.keys) + len(op.calls)
+	var prev []types.Value
 	if !first {
-		op.prev = op.appendResults(op.prev[:0], g)
+		prev = op.appendResults(op.alloc(width)[:len(op.keys)], g)
+		op.fillKeys(prev, row)
 	}
 	if retract {
 		g.count--
@@ -143,19 +167,18 @@ func (op *aggregateOp) Process(_ int, row types.Row) error {
 		if first {
 			return nil
 		}
-		return op.out.Emit(types.Row{Kind: types.Delete, Values: op.outRow(row, op.prev)})
+		return op.out.Emit(types.Row{Kind: types.Delete, Values: prev})
 	}
-	width := len(op.keys) + len(op.calls)
 	cur := op.appendResults(op.alloc(width)[:len(op.keys)], g)
 	op.fillKeys(cur, row)
 	if first {
 		return op.out.Emit(types.Row{Kind: types.Insert, Values: cur})
 	}
-	if op.ttl == 0 && equalValues(cur[len(op.keys):], op.prev) {
-		op.free(width)
+	if op.ttl == 0 && equalValues(cur[len(op.keys):], prev[len(op.keys):]) {
+		op.free(2 * width) // prev and cur, the last two slices handed out
 		return nil
 	}
-	if err := op.out.Emit(types.Row{Kind: types.UpdateBefore, Values: op.outRow(row, op.prev)}); err != nil {
+	if err := op.out.Emit(types.Row{Kind: types.UpdateBefore, Values: prev}); err != nil {
 		return err
 	}
 	return op.out.Emit(types.Row{Kind: types.UpdateAfter, Values: cur})
@@ -171,35 +194,54 @@ func (op *aggregateOp) Watermark(port int, wm int64) error {
 
 // Flush implements Operator.
 func (op *aggregateOp) Flush() error {
-	for _, key := range op.dirty {
-		g := op.cache[key]
-		if g == nil || !g.dirty {
-			continue
-		}
+	for _, g := range op.dirty {
 		g.dirty = false
 		if g.count == 0 {
-			if err := op.kv.Delete(op.ns, aggStateName, []byte(key)); err != nil {
+			if err := op.kv.Delete(op.ns, aggStateName, g.key()); err != nil {
 				return fmt.Errorf("aggregate: %w", err)
 			}
-			delete(op.cache, key)
+			op.remove(g)
 			continue
 		}
 		op.enc = op.appendGroup(op.enc[:0], g)
-		if err := op.kv.Put(op.ns, aggStateName, []byte(key), op.enc); err != nil {
+		if err := op.kv.Put(op.ns, aggStateName, g.key(), op.enc); err != nil {
 			return fmt.Errorf("aggregate: %w", err)
 		}
 	}
 	clear(op.dirty)
 	op.dirty = op.dirty[:0]
-	if op.maxKeys > 0 && len(op.cache) > op.maxKeys {
-		for k := range op.cache { // every group is clean now
-			if len(op.cache) <= op.maxKeys/2 {
+	if op.maxKeys > 0 && op.groups > op.maxKeys {
+		for h, g := range op.cache { // every group is clean now
+			if op.groups <= op.maxKeys/2 {
 				break
 			}
-			delete(op.cache, k)
+			for ; g != nil; g = g.next {
+				op.groups--
+			}
+			delete(op.cache, h)
 		}
 	}
 	return nil
+}
+
+// remove takes g out of the cache.
+func (op *aggregateOp) remove(g *aggGroup) {
+	p := op.cache[g.hash]
+	switch {
+	case p == g && g.next == nil:
+		delete(op.cache, g.hash)
+	case p == g:
+		op.cache[g.hash] = g.next
+	default:
+		for p != nil && p.next != g {
+			p = p.next
+		}
+		if p == nil {
+			return
+		}
+		p.next = g.next
+	}
+	op.groups--
 }
 
 func (op *aggregateOp) now() int64 {
@@ -217,10 +259,24 @@ func (op *aggregateOp) group(row types.Row) (*aggGroup, error) {
 		op.keyVals = append(op.keyVals, row.Values[k])
 	}
 	op.keyBuf = types.AppendRow(op.keyBuf[:0], types.Row{Values: op.keyVals})
-	if g := op.cache[string(op.keyBuf)]; g != nil {
-		return g, nil
+	h := maphash.Bytes(op.seed, op.keyBuf)
+	head := op.cache[h]
+	for g := head; g != nil; g = g.next {
+		if g.long == "" && string(g.kbuf[:g.klen]) == string(op.keyBuf) || g.long != "" && g.long == string(op.keyBuf) {
+			return g, nil
+		}
 	}
-	g := &aggGroup{key: string(op.keyBuf), accs: make([]accState, len(op.calls))}
+	g := &aggGroup{hash: h, next: head}
+	if len(op.keyBuf) <= len(g.kbuf) {
+		g.klen = uint8(copy(g.kbuf[:], op.keyBuf))
+	} else {
+		g.long = string(op.keyBuf)
+	}
+	if len(op.calls) <= len(g.inl) {
+		g.accs = g.inl[:len(op.calls)]
+	} else {
+		g.accs = make([]accState, len(op.calls))
+	}
 	b, ok, err := op.kv.Get(op.ns, aggStateName, op.keyBuf)
 	if err != nil {
 		return nil, fmt.Errorf("aggregate: reading state: %w", err)
@@ -230,7 +286,8 @@ func (op *aggregateOp) group(row types.Row) (*aggGroup, error) {
 			return nil, err
 		}
 	}
-	op.cache[g.key] = g
+	op.cache[h] = g
+	op.groups++
 	return g, nil
 }
 
@@ -242,7 +299,7 @@ func (g *aggGroup) reset() {
 func (op *aggregateOp) markDirty(g *aggGroup) {
 	if !g.dirty {
 		g.dirty = true
-		op.dirty = append(op.dirty, g.key)
+		op.dirty = append(op.dirty, g)
 	}
 }
 
@@ -327,14 +384,6 @@ func (op *aggregateOp) fillKeys(dst []types.Value, row types.Row) {
 	}
 }
 
-// outRow returns a new output row of row's keys and the call results.
-func (op *aggregateOp) outRow(row types.Row, results []types.Value) []types.Value {
-	r := op.alloc(len(op.keys) + len(op.calls))
-	op.fillKeys(r, row)
-	copy(r[len(op.keys):], results)
-	return r
-}
-
 // alloc returns a fresh slice of n values from the slab.
 func (op *aggregateOp) alloc(n int) []types.Value {
 	if len(op.slab)-op.slabPos < n {
@@ -346,8 +395,9 @@ func (op *aggregateOp) alloc(n int) []types.Value {
 }
 
 // free takes back the last n values alloc handed out, which were not
-// emitted.
-func (op *aggregateOp) free(n int) { op.slabPos -= n }
+// emitted, as far as they are in the current chunk (chunks hold whole
+// rows, so a row is never split).
+func (op *aggregateOp) free(n int) { op.slabPos = max(op.slabPos-n, 0) }
 
 // appendGroup encodes g: its row count, its stamp, then each accumulator.
 func (op *aggregateOp) appendGroup(dst []byte, g *aggGroup) []byte {

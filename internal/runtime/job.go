@@ -453,6 +453,8 @@ func (j *Job) newOperator(st *subtask, k int, out *nodeOut) (Operator, error) {
 		return &normalizeOp{n: newNormalizer(oc.NS, spec.Key, st.kv, j.opts.CacheKeys), dropUB: spec.DropUpdateBefore, out: out}, nil
 	case *jobgraph.Join:
 		return newJoinOp(spec, oc)
+	case *jobgraph.Aggregate:
+		return newAggregateOp(spec, j.endpointSchema(n.Inputs[0].From), oc)
 	case *jobgraph.PTF:
 		opts := []ptfOpOption{withMaxKeys(j.opts.CacheKeys)}
 		if j.par > 1 {
@@ -469,6 +471,14 @@ func (j *Job) newOperator(st *subtask, k int, out *nodeOut) (Operator, error) {
 		return &ptfNode{op: op, out: out, lastWM: MinWatermark}, nil
 	}
 	return nil, fmt.Errorf("internal: no operator for %T", n.Op)
+}
+
+// endpointSchema returns the schema of the rows of an endpoint.
+func (j *Job) endpointSchema(e int) *types.Schema {
+	if in, ok := jobgraph.IsSource(e); ok {
+		return j.graph.Inputs[in].Schema
+	}
+	return j.graph.Nodes[e].Out
 }
 
 // onlyCalcsToSink reports whether every path from node k to the sink goes

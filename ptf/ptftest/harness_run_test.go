@@ -26,3 +26,21 @@ func TestRunWithoutTables(t *testing.T) {
 	require.Equal(t, "+I[once, 7]\n", h.Format(h.Output()))
 	require.Error(t, h.Insert("input", types.NewInt(1)))
 }
+
+// VARCHAR without a length in a PTF type string is STRING, as in SQL, so
+// neither a scalar argument nor an output column cuts a value.
+func TestVarcharWithoutLength(t *testing.T) {
+	def := &ptf.Definition{
+		Args:   []ptf.Arg{ptf.Scalar("s", "VARCHAR")},
+		Output: "ROW<status VARCHAR, code CHAR>",
+		Eval: func(ctx *ptf.Context, in ptf.Input) error {
+			ctx.Collect(ctx.Arg("s"), types.NewString("x"))
+			return nil
+		},
+	}
+	h, err := ptftest.New(def, ptftest.Arg("s", types.NewString("hello world")))
+	require.NoError(t, err)
+	require.Equal(t, "ROW<`status` STRING, `code` CHAR(1)>", h.Schema().RowType().String())
+	require.NoError(t, h.Run())
+	require.Equal(t, "+I[hello world, x]\n", h.Format(h.Output()))
+}

@@ -39,14 +39,22 @@ func targetColumns(t *catalog.Table, cols []*ast.Ident) ([]int, error) {
 	return out, nil
 }
 
-// PlanValues evaluates INSERT INTO t VALUES rows into stored rows.
+// PlanValues evaluates INSERT INTO t VALUES rows into stored rows. The sink
+// enforcers of the session apply: a row with a NULL in a NOT NULL column is
+// dropped or fails the statement, and values are fitted to the column
+// lengths (sinkEnforcers).
 func (p *Planner) PlanValues(t *catalog.Table, cols []*ast.Ident, v *ast.Values) ([]types.Row, error) {
 	target, err := targetColumns(t, cols)
 	if err != nil {
 		return nil, err
 	}
+	length, notNull, err := p.sinkEnforcers()
+	if err != nil {
+		return nil, err
+	}
 	phys := writable(t)
 	rows := make([]types.Row, 0, len(v.Rows))
+rows:
 	for _, r := range v.Rows {
 		if len(r.Values) != len(target) {
 			return nil, errAt(r.Pos(), sqlerr.InvalidArgument, "Column count mismatch: the row has %d values, but %d columns are written (%s)",
@@ -60,15 +68,22 @@ func (p *Planner) PlanValues(t *catalog.Table, cols []*ast.Ident, v *ast.Values)
 			if err != nil {
 				return nil, err
 			}
-			if x, err = castTo(x, f.Type, e.Pos(), "column '"+f.Name+"'"); err != nil {
+			if x, err = sinkValue(x, f, e.Pos()); err != nil {
 				return nil, err
 			}
 			val, err := x.Eval(nil)
 			if err != nil {
 				return nil, errAt(e.Pos(), sqlerr.InvalidArgument, "Cannot evaluate the value of column '%s': %v", f.Name, err)
 			}
-			if val.IsNull() && f.Type.NotNull {
-				return nil, errAt(e.Pos(), sqlerr.InvalidArgument, "Column '%s' is NOT NULL, but the value is NULL", f.Name)
+			if _, bad := expr.NotNullViolation(val, f.Type, f.Name); bad && notNull == expr.NotNullDrop {
+				continue rows
+			}
+			lit, err := expr.Lit(val, x.Type())
+			if err != nil {
+				return nil, err
+			}
+			if val, err = expr.SinkColumn(lit, f.Name, f.Type, length, notNull).Eval(nil); err != nil {
+				return nil, positioned(err, e.Pos(), sqlerr.Runtime)
 			}
 			vals[target[i]], set[target[i]] = val, true
 		}
@@ -80,6 +95,35 @@ func (p *Planner) PlanValues(t *catalog.Table, cols []*ast.Ident, v *ast.Values)
 		rows = append(rows, types.Row{Kind: types.Insert, Values: reorder(vals, sinkOrder(t))})
 	}
 	return rows, nil
+}
+
+// sinkEnforcers reads 'table.exec.sink.type-length-enforcer' and
+// 'table.exec.sink.not-null-enforcer' from the session.
+func (p *Planner) sinkEnforcers() (expr.LengthEnforcer, expr.NotNullEnforcer, error) {
+	ls := p.Session.Config[expr.TypeLengthEnforcerKey]
+	length, ok := expr.ParseLengthEnforcer(ls)
+	if !ok {
+		return 0, 0, sqlerr.Newf(sqlerr.InvalidOption, "Invalid '%s' = '%s'", expr.TypeLengthEnforcerKey, ls).
+			WithHint("use 'IGNORE', 'TRIM_PAD' or 'ERROR'")
+	}
+	ns := p.Session.Config[expr.NotNullEnforcerKey]
+	notNull, ok := expr.ParseNotNullEnforcer(ns)
+	if !ok {
+		return 0, 0, sqlerr.Newf(sqlerr.InvalidOption, "Invalid '%s' = '%s'", expr.NotNullEnforcerKey, ns).
+			WithHint("use 'ERROR' or 'DROP'")
+	}
+	return length, notNull, nil
+}
+
+// sinkValue converts x for sink column f without cutting or padding
+// anything (expr.SinkValueType); the enforcers do that.
+func sinkValue(x expr.Expr, f types.Field, pos sqlerr.Pos) (expr.Expr, error) {
+	to := expr.SinkValueType(f.Type)
+	if !expr.CanCastImplicitly(x.Type(), to) {
+		return nil, errAt(pos, sqlerr.TypeMismatch, "Cannot assign a value of type %s to column '%s' of type %s", x.Type(), f.Name, f.Type).
+			WithHint("CAST(... AS %s) converts it explicitly", f.Type.Nullable())
+	}
+	return castTo(x, to, pos, "column '"+f.Name+"'")
 }
 
 func pick(names []string, idx []int) []string {
@@ -140,22 +184,33 @@ func (p *Planner) PlanInsert(t *catalog.Table, cols []*ast.Ident, q ast.Query, p
 	if err := checkSinkMode(t, f, target, pk, sinkMode, q.Pos()); err != nil {
 		return nil, err
 	}
+	length, notNull, err := p.sinkEnforcers()
+	if err != nil {
+		return nil, err
+	}
 	proj := make([]expr.Expr, phys.Len())
 	identity := len(target) == phys.Len()
+	var checked []expr.Expr // with DROP: the values to check for NULLs
+	var checkedTypes []types.Type
 	for i, ti := range target {
-		c := f.sc.cols[i]
-		x, err := expr.Col(i, c.name, c.typ)
+		c, col := f.sc.cols[i], phys.Fields[ti]
+		in, err := expr.Col(i, c.name, c.typ)
 		if err != nil {
 			return nil, err
 		}
-		if x, err = castTo(x, phys.Fields[ti].Type, itemPos(q, i), "column '"+phys.Fields[ti].Name+"'"); err != nil {
+		x, err := sinkValue(in, col, itemPos(q, i))
+		if err != nil {
 			return nil, err
 		}
-		if ti != i || !c.typ.Same(phys.Fields[ti].Type) {
+		if notNull == expr.NotNullDrop {
+			checked, checkedTypes = append(checked, x), append(checkedTypes, col.Type)
+		}
+		proj[ti] = expr.SinkColumn(x, col.Name, col.Type, length, notNull)
+		if ti != i || proj[ti] != in {
 			identity = false
 		}
-		proj[ti] = x
 	}
+	filter := expr.SinkFilter(checked, checkedTypes)
 	for i, x := range proj {
 		if x == nil {
 			if phys.Fields[i].Type.NotNull {
@@ -178,9 +233,12 @@ func (p *Planner) PlanInsert(t *catalog.Table, cols []*ast.Ident, q ast.Query, p
 			}
 		}
 	}
-	if !identity {
+	switch {
+	case !identity:
 		f.sc = scopeOf(phys, "")
-		f.addCalc(jobgraph.Calc{Project: proj})
+		f.addCalc(jobgraph.Calc{Filter: filter, Project: proj})
+	case filter != nil:
+		f.addCalc(jobgraph.Calc{Filter: filter})
 	}
 	finish(job, f.end)
 	var bucket []int

@@ -1,0 +1,214 @@
+package engine
+
+import (
+	"context"
+	"fmt"
+	"math/rand/v2"
+	"strings"
+	"sync"
+	"testing"
+)
+
+// The SQL-core benchmarks: a GROUP BY and a two-way join over 1M events
+// already in log tables, measured from submitting the CTAS until the job
+// committed everything, each beside a hand-written Go loop doing the same
+// work in the same run. Run them with
+//
+//	go test -run '^$' -bench 'GroupBy|JoinTwo' -benchtime 1x ./internal/engine/
+//
+// cpu-ns/event is the process CPU time per event (1e9/cpu-ns/event is the
+// throughput per core of CPU time).
+
+const sqlBenchKeys = 100_000
+
+// sqlBenchRows are the (k, v) rows of the GROUP BY benchmark, and the
+// INSERT statements that load them into table name.
+var sqlBenchRows = sync.OnceValue(func() [][2]int64 {
+	r := rand.New(rand.NewPCG(7, 11))
+	rows := make([][2]int64, pipelineEvents)
+	for i := range rows {
+		rows[i] = [2]int64{int64(r.IntN(sqlBenchKeys)), int64(r.IntN(1000))}
+	}
+	return rows
+})
+
+func sqlBenchLoad(b *testing.B, e *Engine, table string, rows [][2]int64) {
+	b.Helper()
+	pipelineExec(b, e, fmt.Sprintf("CREATE TABLE %s (k BIGINT NOT NULL, v BIGINT NOT NULL) DISTRIBUTED INTO 1 BUCKETS", table))
+	var sb strings.Builder
+	for lo := 0; lo < len(rows); lo += pipelineChunk {
+		sb.Reset()
+		fmt.Fprintf(&sb, "INSERT INTO %s VALUES ", table)
+		for i := lo; i < min(lo+pipelineChunk, len(rows)); i++ {
+			if i > lo {
+				sb.WriteString(",")
+			}
+			fmt.Fprintf(&sb, "(%d,%d)", rows[i][0], rows[i][1])
+		}
+		pipelineExec(b, e, sb.String())
+	}
+}
+
+// sqlBenchRun loads the tables, then measures the CTAS and checks the
+// result table against want (k -> "k,a,b").
+func sqlBenchRun(b *testing.B, load func(e *Engine), ctas string, want map[int64]string) {
+	ctx := context.Background()
+	var m pipelineMeter
+	b.ReportAllocs()
+	b.StopTimer()
+	b.ResetTimer()
+	for range b.N {
+		e := pipelineEngine(ctx, b)
+		load(e)
+		pipelineSettle(b, e)
+		m.begin(b)
+		pipelineExec(b, e, ctas)
+		pipelineExec(b, e, "SHOW TABLES") // syncs: waits until the job committed everything
+		m.end(b)
+		res, err := e.Execute(ctx, "SELECT * FROM totals", false)
+		if err != nil {
+			b.Fatal(err)
+		}
+		got := map[int64]string{}
+		for {
+			r, ok, err := res.Rows.Next(ctx)
+			if err != nil {
+				b.Fatal(err)
+			}
+			if !ok {
+				break
+			}
+			k := r.Values[0].Int()
+			if r.Kind.IsRetraction() {
+				delete(got, k)
+				continue
+			}
+			got[k] = fmt.Sprintf("%d,%d,%d", k, r.Values[1].Int(), r.Values[2].Int())
+		}
+		res.Rows.Close()
+		if len(got) != len(want) {
+			b.Fatalf("result has %d keys, the hand loop %d", len(got), len(want))
+		}
+		for k, w := range want {
+			if got[k] != w {
+				b.Fatalf("key %d: engine %q, hand loop %q", k, got[k], w)
+			}
+		}
+		if err := e.Close(); err != nil {
+			b.Fatal(err)
+		}
+	}
+	m.report(b)
+}
+
+// groupByHand is SELECT k, COUNT(*), SUM(v) GROUP BY k as a map loop; it
+// emits the changelog an aggregate emits (a row per input) into out.
+func groupByHand(rows [][2]int64, out [][3]int64) (map[int64]string, [][3]int64) {
+	type acc struct{ n, s int64 }
+	m := make(map[int64]*acc)
+	for _, r := range rows {
+		a := m[r[0]]
+		if a == nil {
+			a = &acc{}
+			m[r[0]] = a
+		}
+		a.n++
+		a.s += r[1]
+		out = append(out, [3]int64{r[0], a.n, a.s})
+	}
+	want := make(map[int64]string, len(m))
+	for k, a := range m {
+		want[k] = fmt.Sprintf("%d,%d,%d", k, a.n, a.s)
+	}
+	return want, out
+}
+
+// BenchmarkGroupByEngine: SELECT k, COUNT(*), SUM(v) FROM events GROUP BY
+// k over 1M events and 100k keys into an upsert table.
+func BenchmarkGroupByEngine(b *testing.B) {
+	rows := sqlBenchRows()
+	want, _ := groupByHand(rows, nil)
+	sqlBenchRun(b, func(e *Engine) { sqlBenchLoad(b, e, "events", rows) },
+		`CREATE TABLE totals (PRIMARY KEY (k) NOT ENFORCED) DISTRIBUTED INTO 1 BUCKETS AS
+SELECT k, COUNT(*) AS n, SUM(v) AS s FROM events GROUP BY k`, want)
+}
+
+// BenchmarkGroupByHandLoop is the same aggregation as a map loop.
+func BenchmarkGroupByHandLoop(b *testing.B) {
+	rows := sqlBenchRows()
+	var m pipelineMeter
+	out := make([][3]int64, 0, len(rows))
+	b.ReportAllocs()
+	b.StopTimer()
+	b.ResetTimer()
+	for range b.N {
+		m.begin(b)
+		_, out = groupByHand(rows, out[:0])
+		m.end(b)
+	}
+	m.report(b)
+}
+
+// joinBenchRows are two streams of 500k rows each (1M events) whose keys
+// are a permutation of 0..499999 each: every key joins once.
+var joinBenchRows = sync.OnceValues(func() ([][2]int64, [][2]int64) {
+	const n = pipelineEvents / 2
+	r := rand.New(rand.NewPCG(3, 5))
+	a, c := make([][2]int64, n), make([][2]int64, n)
+	for i, k := range r.Perm(n) {
+		a[i] = [2]int64{int64(k), int64(i)}
+	}
+	for i, k := range r.Perm(n) {
+		c[i] = [2]int64{int64(k), int64(2 * i)}
+	}
+	return a, c
+})
+
+func joinHand(a, c [][2]int64, out [][3]int64) (map[int64]string, [][3]int64) {
+	left := make(map[int64]int64, len(a))
+	right := make(map[int64]int64, len(c))
+	// Interleaved arrival, as the engine reads the two logs.
+	for i := range a {
+		if y, ok := right[a[i][0]]; ok {
+			out = append(out, [3]int64{a[i][0], a[i][1], y})
+		}
+		left[a[i][0]] = a[i][1]
+		if x, ok := left[c[i][0]]; ok {
+			out = append(out, [3]int64{c[i][0], x, c[i][1]})
+		}
+		right[c[i][0]] = c[i][1]
+	}
+	want := make(map[int64]string, len(out))
+	for _, o := range out {
+		want[o[0]] = fmt.Sprintf("%d,%d,%d", o[0], o[1], o[2])
+	}
+	return want, out
+}
+
+// BenchmarkJoinTwoStreamsEngine: an inner join of two append streams of
+// 500k rows each (1M events) on a key every row matches once.
+func BenchmarkJoinTwoStreamsEngine(b *testing.B) {
+	a, c := joinBenchRows()
+	want, _ := joinHand(a, c, nil)
+	sqlBenchRun(b, func(e *Engine) {
+		sqlBenchLoad(b, e, "lefts", a)
+		sqlBenchLoad(b, e, "rights", c)
+	}, `CREATE TABLE totals (PRIMARY KEY (k) NOT ENFORCED) DISTRIBUTED INTO 1 BUCKETS AS
+SELECT l.k, l.v AS x, r.v AS y FROM lefts l JOIN rights r ON l.k = r.k`, want)
+}
+
+// BenchmarkJoinTwoStreamsHandLoop is the same join as two maps.
+func BenchmarkJoinTwoStreamsHandLoop(b *testing.B) {
+	a, c := joinBenchRows()
+	var m pipelineMeter
+	out := make([][3]int64, 0, len(a))
+	b.ReportAllocs()
+	b.StopTimer()
+	b.ResetTimer()
+	for range b.N {
+		m.begin(b)
+		_, out = joinHand(a, c, out[:0])
+		m.end(b)
+	}
+	m.report(b)
+}
