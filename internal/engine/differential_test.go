@@ -35,6 +35,7 @@ var (
 	diffCount  = flag.Int("diff.count", 2000, "number of queries")
 	diffBudget = flag.Duration("diff.budget", 120*time.Second, "stop starting new queries after this long")
 	diffQuery  = flag.Int("diff.query", -1, "run only the query with this number (to reproduce a failure)")
+	diffPar    = flag.Int("diff.parallelism", 1, "Eddy's 'parallelism.default'")
 )
 
 // diffMaxUnsupported is the fraction of queries Eddy may reject as
@@ -55,6 +56,9 @@ func TestDifferential(t *testing.T) {
 		_, err := db.ExecContext(ctx, st)
 		require.NoError(t, err, st)
 	}
+	res, err := eng.Execute(ctx, fmt.Sprintf("SET 'parallelism.default' = '%d'", *diffPar), false)
+	require.NoError(t, err)
+	closeResult(res)
 
 	data := rand.New(rand.NewPCG(*diffSeed, 0xda7a))
 	for _, tb := range diffTables {
