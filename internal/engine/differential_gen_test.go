@@ -48,6 +48,10 @@ type table struct {
 	typs []typ
 	// reads are the base tables a CTE reads.
 	reads []string
+	// upsert tables have a primary key on their first column (never NULL):
+	// Eddy gets several rows per key, each replacing the one before, and
+	// DuckDB only the last one of each key.
+	upsert bool
 }
 
 // diffTables are the base tables of the test: three shapes, two tables of
@@ -64,35 +68,60 @@ var diffTables = []table{
 	{name: "t4", cols: []string{"a", "b", "s", "d"}, typs: []typ{tInt, tBig, tStr, tDbl}},
 	{name: "t5", cols: []string{"a", "b", "s"}, typs: []typ{tInt, tBig, tStr}},
 	{name: "t6", cols: []string{"k", "s", "n"}, typs: []typ{tBig, tStr, tInt}},
+	{name: "u1", cols: []string{"k", "s", "n"}, typs: []typ{tBig, tStr, tInt}, upsert: true},
+	{name: "u2", cols: []string{"k", "a", "s"}, typs: []typ{tBig, tInt, tStr}, upsert: true},
 }
 
-// createTable returns the CREATE TABLE statement of tb, valid in both.
-func createTable(tb table) string {
+// setup returns the statements that create and fill tb in Eddy and in
+// DuckDB: 20 to 200 random rows with small value domains (so joins match
+// and rows repeat) and about 15% NULLs.
+func setup(r *rand.Rand, tb table) (eddy, duck []string) {
 	var cols []string
 	for i, c := range tb.cols {
 		cols = append(cols, c+" "+tb.typs[i].sql())
 	}
-	return fmt.Sprintf("CREATE TABLE %s (%s)", tb.name, strings.Join(cols, ", "))
-}
-
-// insertRows returns an INSERT statement of 20 to 200 random rows for tb,
-// with small value domains (so joins match and rows repeat) and about 15%
-// NULLs.
-func insertRows(r *rand.Rand, tb table) string {
-	n := 20 + r.IntN(181)
-	rows := make([]string, n)
-	for i := range rows {
+	create := fmt.Sprintf("CREATE TABLE %s (%s)", tb.name, strings.Join(cols, ", "))
+	duck = append(duck, create)
+	if tb.upsert {
+		cols[0] += " PRIMARY KEY NOT ENFORCED"
+		create = fmt.Sprintf("CREATE TABLE %s (%s)", tb.name, strings.Join(cols, ", "))
+	}
+	eddy = append(eddy, create)
+	var rows []string
+	last := map[string]int{} // key -> index of its last row (upsert)
+	for range 20 + r.IntN(181) {
 		vals := make([]string, len(tb.typs))
 		for j, t := range tb.typs {
-			if r.IntN(100) < 15 {
+			if r.IntN(100) < 15 && !(tb.upsert && j == 0) {
 				vals[j] = "NULL"
 				continue
 			}
 			vals[j] = dataValue(r, t)
 		}
-		rows[i] = "(" + strings.Join(vals, ", ") + ")"
+		if tb.upsert {
+			vals[0] = fmt.Sprint(r.IntN(30))
+			last[vals[0]] = len(rows)
+		}
+		rows = append(rows, "("+strings.Join(vals, ", ")+")")
 	}
-	return fmt.Sprintf("INSERT INTO %s VALUES %s", tb.name, strings.Join(rows, ", "))
+	insert := func(rows []string) string {
+		return fmt.Sprintf("INSERT INTO %s VALUES %s", tb.name, strings.Join(rows, ", "))
+	}
+	if !tb.upsert {
+		return append(eddy, insert(rows)), append(duck, insert(rows))
+	}
+	// Eddy gets the rows in three statements, so that updates arrive
+	// after the first results.
+	for i := 0; i < len(rows); i += len(rows)/3 + 1 {
+		eddy = append(eddy, insert(rows[i:min(i+len(rows)/3+1, len(rows))]))
+	}
+	var final []string
+	for i, row := range rows {
+		if last[strings.TrimPrefix(strings.SplitN(row, ",", 2)[0], "(")] == i {
+			final = append(final, row)
+		}
+	}
+	return eddy, append(duck, insert(final))
 }
 
 var diffStrings = []string{"a", "b", "c", "d", "ab", "B"}

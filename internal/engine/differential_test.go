@@ -62,10 +62,13 @@ func TestDifferential(t *testing.T) {
 
 	data := rand.New(rand.NewPCG(*diffSeed, 0xda7a))
 	for _, tb := range diffTables {
-		for _, st := range []string{createTable(tb), insertRows(data, tb)} {
+		eddySQL, duckSQL := setup(data, tb)
+		for _, st := range eddySQL {
 			res, err := eng.Execute(ctx, st, false)
 			require.NoError(t, err, "eddy: %s", st)
 			closeResult(res)
+		}
+		for _, st := range duckSQL {
 			_, err = db.ExecContext(ctx, st)
 			require.NoError(t, err, "duckdb: %s", st)
 		}
@@ -349,7 +352,8 @@ func TestDifferentialGenerator(t *testing.T) {
 	}
 	data := rand.New(rand.NewPCG(*diffSeed, 0xda7a))
 	for _, tb := range diffTables {
-		for _, st := range []string{createTable(tb), insertRows(data, tb)} {
+		_, duckSQL := setup(data, tb)
+		for _, st := range duckSQL {
 			_, err = db.ExecContext(ctx, st)
 			require.NoError(t, err, st)
 		}
