@@ -35,8 +35,7 @@ var InactivityAlert = &ptf.Definition{
 		now, _ := ctx.Time()
 		activity.Get(ctx).LastSeenMs = now.UnixMilli()
 		ctx.ClearTimer("inactivity")
-		ctx.RegisterOnTime("inactivity", now.Add(inactivityTimeout))
-		return nil
+		return ctx.RegisterOnTime("inactivity", now.Add(inactivityTimeout))
 	},
 	OnTimer: func(ctx *ptf.Context) error {
 		now, _ := ctx.Time()

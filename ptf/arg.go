@@ -111,6 +111,18 @@ func OptionalScalar(name, typ string) Arg {
 	return Arg{Name: name, Kind: ScalarArg, Type: typ, Optional: true}
 }
 
+// IsDescriptor reports whether a is a DESCRIPTOR argument (declared
+// "DESCRIPTOR" or "DESCRIPTOR NOT NULL").
+func (a Arg) IsDescriptor() bool {
+	f := strings.Fields(strings.ToUpper(a.Type))
+	return a.Kind == ScalarArg && len(f) > 0 && f[0] == "DESCRIPTOR" && (len(f) == 1 || len(f) == 3 && f[1] == "NOT" && f[2] == "NULL")
+}
+
+// NotNull reports whether a scalar argument's type is declared NOT NULL.
+func (a Arg) NotNull() bool {
+	return strings.HasSuffix(strings.Join(strings.Fields(strings.ToUpper(a.Type)), " "), "NOT NULL")
+}
+
 // IsTable reports whether a is a table argument.
 func (a Arg) IsTable() bool { return a.Kind == TableArg }
 
@@ -129,6 +141,10 @@ func (a Arg) validate() error {
 		}
 		if a.Type == "" {
 			return fmt.Errorf("scalar argument '%s' needs a type", a.Name)
+		}
+		if a.Optional && a.NotNull() {
+			// Flink's StaticArgument.checkOptionalType.
+			return fmt.Errorf("optional arguments must have a nullable type (argument '%s' is %s)", a.Name, a.Type)
 		}
 		return nil
 	}

@@ -87,4 +87,44 @@ type ChangelogContext struct {
 	// a retract changelog is needed and has KeyOnlyDeletes when the consumer
 	// accepts partial deletes.
 	Required ChangelogMode
+	// Args holds the scalar argument values by name (NULL when omitted),
+	// as Flink 2.4's getArgumentValue.
+	Args map[string]types.Value
+	// PartitionBy holds the PARTITION BY column positions of each table
+	// argument by position (nil for scalars and unpartitioned tables).
+	PartitionBy [][]int
+}
+
+// Name names the mode as Flink's tests summarize it: insert-only, retract,
+// retract-no-delete, upsert (full deletes), upsert-partial-delete (key-only
+// deletes), upsert-no-delete; other sets of kinds print as String does.
+func (m ChangelogMode) Name() string {
+	ub, ua, d := m.Contains(types.UpdateBefore), m.Contains(types.UpdateAfter), m.Contains(types.Delete)
+	if !m.Contains(types.Insert) {
+		return m.String()
+	}
+	switch {
+	case m.IsInsertOnly():
+		return "insert-only"
+	case ub && ua && d:
+		return "retract"
+	case ub && ua:
+		return "retract-no-delete"
+	case !ub && ua && d && m.keyOnlyDeletes:
+		return "upsert-partial-delete"
+	case !ub && ua && d:
+		return "upsert"
+	case !ub && ua:
+		return "upsert-no-delete"
+	}
+	return m.String()
+}
+
+// Without returns m without rows of kind k.
+func (m ChangelogMode) Without(k types.RowKind) ChangelogMode {
+	m.kinds &^= 1 << k
+	if k == types.Delete {
+		m.keyOnlyDeletes = false
+	}
+	return m
 }

@@ -42,3 +42,32 @@ func TestChangelogModes(t *testing.T) {
 	require.Equal(t, ptf.UpsertFullDeletes(), ptf.ModeOf(types.Insert, types.UpdateAfter, types.Delete))
 	require.Equal(t, ptf.Upsert(), ptf.UpsertFullDeletes().WithKeyOnlyDeletes(true))
 }
+
+// TestChangelogModeNames: the names of Flink's test summaries, with the
+// no-delete modes.
+func TestChangelogModeNames(t *testing.T) {
+	for mode, want := range map[ptf.ChangelogMode]string{
+		ptf.InsertOnly():        "insert-only",
+		ptf.Retract():           "retract",
+		ptf.Upsert():            "upsert-partial-delete",
+		ptf.UpsertFullDeletes(): "upsert",
+		ptf.ModeOf(types.Insert, types.UpdateBefore, types.UpdateAfter): "retract-no-delete",
+		ptf.ModeOf(types.Insert, types.UpdateAfter):                     "upsert-no-delete",
+		ptf.Retract().Without(types.Delete):                             "retract-no-delete",
+		ptf.Upsert().Without(types.Delete):                              "upsert-no-delete",
+	} {
+		require.Equal(t, want, mode.Name(), mode.String())
+	}
+}
+
+// TestOptionalDescriptor: DESCRIPTOR and DESCRIPTOR NOT NULL are valid
+// argument types; an optional argument must be nullable.
+func TestOptionalDescriptor(t *testing.T) {
+	def := func(args ...ptf.Arg) *ptf.Definition {
+		return &ptf.Definition{Args: append([]ptf.Arg{ptf.Table("input")}, args...), Output: "INT", Eval: func(*ptf.Context, ptf.Input) error { return nil }}
+	}
+	require.NoError(t, def(ptf.Scalar("cols", "DESCRIPTOR NOT NULL"), ptf.OptionalScalar("extra", "DESCRIPTOR")).Validate())
+	require.ErrorContains(t, def(ptf.OptionalScalar("cols", "DESCRIPTOR NOT NULL")).Validate(),
+		"optional arguments must have a nullable type (argument 'cols' is DESCRIPTOR NOT NULL)")
+	require.ErrorContains(t, def(ptf.OptionalScalar("n", "INT NOT NULL")).Validate(), "must have a nullable type")
+}

@@ -36,6 +36,9 @@ type Host interface {
 	Key() []types.Value
 	// TableSemantics describes a table argument of the call.
 	TableSemantics(arg string) (TableSemantics, bool)
+	// StateTTL returns the effective TTL of a state entry and the time left
+	// for the current key's value (see Context.StateTTL).
+	StateTTL(name string) (ttl, remaining time.Duration, err error)
 	// ChangelogMode is the mode the function produces in this call.
 	ChangelogMode() ChangelogMode
 	// Fail records an error; the call fails with the first one.
@@ -104,17 +107,21 @@ func (c *Context) TableWatermark() (time.Time, bool) { return c.h.TableWatermark
 
 // RegisterOnTime registers (or replaces) the named event-time timer of the
 // current key. A time at or before the watermark is allowed and fires at
-// the next watermark advance.
-func (c *Context) RegisterOnTime(name string, t time.Time) {
+// the next watermark advance; MaxTime fires when the input ends.
+//
+// The error is a value for the function to handle: ErrTimersNotSupported,
+// ErrEmptyTimerName or ErrTimerOutOfRange (test with errors.Is). The timer
+// is not registered then; return the error to fail the call.
+func (c *Context) RegisterOnTime(name string, t time.Time) error {
 	if name == "" {
-		c.fail(errEmptyTimerName)
-		return
+		return ErrEmptyTimerName
 	}
-	c.fail(c.h.RegisterTimer(name, t))
+	return c.h.RegisterTimer(name, t)
 }
 
 // RegisterOnTimeUnnamed registers an unnamed timer; one per key and time.
-func (c *Context) RegisterOnTimeUnnamed(t time.Time) { c.fail(c.h.RegisterTimer("", t)) }
+// Its error is as RegisterOnTime's.
+func (c *Context) RegisterOnTimeUnnamed(t time.Time) error { return c.h.RegisterTimer("", t) }
 
 // ClearTimer deletes the named timer of the current key, if any.
 func (c *Context) ClearTimer(name string) { c.h.ClearTimer(name) }
@@ -151,6 +158,17 @@ func (c *Context) Key() []types.Value { return c.h.Key() }
 
 // TableSemantics describes the named table argument.
 func (c *Context) TableSemantics(arg string) (TableSemantics, bool) { return c.h.TableSemantics(arg) }
+
+// StateTTL returns the time to live of the named state entry as the call
+// runs it (the declared TTL, or 'table.exec.state.ttl' for DefaultTTL; 0
+// when the entry never expires), and for a value-state entry the time
+// left until the current key's value expires unless written again (0 when
+// the key has no value or the entry never expires). Like Flink's
+// StateTtlConfig.getTtl, it lets a function see what the engine applies.
+// The error is ErrUnknownState for an entry the function did not declare.
+func (c *Context) StateTTL(name string) (ttl, remaining time.Duration, err error) {
+	return c.h.StateTTL(name)
+}
 
 // ChangelogMode returns the changelog mode the function produces.
 func (c *Context) ChangelogMode() ChangelogMode { return c.h.ChangelogMode() }

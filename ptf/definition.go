@@ -7,8 +7,6 @@ import (
 	"github.com/eddy-sql/eddy/types"
 )
 
-var errEmptyTimerName = errors.New("ptf: timer names must not be empty; use RegisterOnTimeUnnamed for unnamed timers")
-
 // Input is one row passed to Eval: the row of exactly one table argument.
 type Input struct {
 	// Arg is the name of the table argument the row belongs to; empty for
@@ -46,6 +44,10 @@ type Definition struct {
 	// Output is the SQL type of the collected rows: "ROW<status STRING>",
 	// or an atomic type such as "BOOLEAN", which yields one column EXPR$0.
 	Output string
+	// DeriveOutput, when set, derives the output columns from the call
+	// instead of Output (for polymorphic functions such as the built-in
+	// FROM_CHANGELOG, whose columns depend on the input table).
+	DeriveOutput func(OutputContext) (*types.Schema, error)
 	// State lists the function's state entries.
 	State []StateEntry
 	// Changelog returns the changelog mode the function produces; nil means
@@ -63,8 +65,10 @@ func (d *Definition) Validate() error {
 	if d.Eval == nil {
 		return errors.New("definition has no Eval function")
 	}
-	if _, err := types.ParseType(d.Output); err != nil {
-		return fmt.Errorf("invalid output type %q: %w", d.Output, err)
+	if d.DeriveOutput == nil {
+		if _, err := types.ParseType(d.Output); err != nil {
+			return fmt.Errorf("invalid output type %q: %w", d.Output, err)
+		}
 	}
 	seen := map[string]bool{}
 	tables, rowSemantic, passThrough := 0, false, false
@@ -77,7 +81,7 @@ func (d *Definition) Validate() error {
 		}
 		seen[a.Name] = true
 		if a.Kind == ScalarArg {
-			if a.Type != "DESCRIPTOR" {
+			if !a.IsDescriptor() {
 				if _, err := types.ParseType(a.Type); err != nil {
 					return fmt.Errorf("invalid type of argument '%s': %w", a.Name, err)
 				}
@@ -111,6 +115,15 @@ func (d *Definition) Validate() error {
 		names[s.StateName()] = true
 	}
 	return nil
+}
+
+// OutputContext is what DeriveOutput sees of a call.
+type OutputContext struct {
+	// Tables describes each table argument by name.
+	Tables map[string]TableSemantics
+	// Args holds the scalar arguments by name (NULL when omitted);
+	// DESCRIPTOR arguments are ARRAYs of column names.
+	Args map[string]types.Value
 }
 
 // TableArgs returns the table arguments in declaration order.

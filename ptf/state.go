@@ -185,3 +185,9 @@ func describeType(t reflect.Type) string {
 	}
 	return t.String()
 }
+
+// TTL returns the entry's effective time to live and the time left until
+// the current key's value expires, as ctx.StateTTL(v.StateName()).
+func (v *Value[T]) TTL(ctx *Context) (ttl, remaining time.Duration, err error) {
+	return ctx.StateTTL(v.name)
+}

@@ -88,10 +88,14 @@ type Warning struct {
 
 // Traits describe the statement's SQL.
 type Traits struct {
-	SQLKind       string  `json:"sql_kind"`
-	IsBounded     bool    `json:"is_bounded"`
-	IsAppendOnly  bool    `json:"is_append_only"`
-	UpsertColumns []int   `json:"upsert_columns,omitempty"`
+	SQLKind       string `json:"sql_kind"`
+	IsBounded     bool   `json:"is_bounded"`
+	IsAppendOnly  bool   `json:"is_append_only"`
+	UpsertColumns []int  `json:"upsert_columns,omitempty"`
+	// ChangelogMode names the exact changelog of the results (an Eddy
+	// addition): insert-only, retract, retract-no-delete, upsert,
+	// upsert-partial-delete or upsert-no-delete.
+	ChangelogMode string  `json:"changelog_mode,omitempty"`
 	Schema        *Schema `json:"schema,omitempty"`
 }
 

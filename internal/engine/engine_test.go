@@ -115,6 +115,7 @@ type harness struct {
 func newHarness(t *testing.T, disk bool) *harness {
 	h := &harness{reg: ptf.NewRegistry()}
 	require.NoError(t, examples.Register(h.reg))
+	require.NoError(t, registerTestFunctions(h.reg))
 	if disk {
 		h.dir = t.TempDir()
 	}

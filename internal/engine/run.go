@@ -61,6 +61,9 @@ type Outcome struct {
 	Schema     *types.Schema
 	Key        []int
 	AppendOnly bool
+	// Changelog names the exact changelog mode of the rows (insert-only,
+	// retract, retract-no-delete, upsert, upsert-no-delete, ...).
+	Changelog string
 	// Rows holds the rows of a statement that returns a static result
 	// (SHOW, DESCRIBE).
 	Rows [][]types.Value
@@ -154,6 +157,9 @@ func (e *Engine) outcome(ctx context.Context, stmt ast.Statement, res *cli.Resul
 	if p := e.run.plan; p != nil {
 		out.Schema, out.Key = p.Schema, p.Key
 		out.AppendOnly = p.Mode == jobgraph.Append
+		if !p.Changelog.IsZero() {
+			out.Changelog = p.Changelog.Name()
+		}
 		out.Sources = map[string]string{}
 		for _, in := range p.Job.Inputs {
 			out.Sources[in.Table] = in.Log

@@ -28,8 +28,7 @@ func countSpec() *jobgraph.PTF {
 			*c++
 			ctx.Collect(types.NewInt(*c))
 			at, _ := ctx.Time()
-			ctx.RegisterOnTime("t", at.Add(10*time.Second))
-			return nil
+			return ctx.RegisterOnTime("t", at.Add(10*time.Second))
 		},
 		OnTimer: func(ctx *ptf.Context) error {
 			ctx.Collect(types.NewInt(-*count.Get(ctx)))

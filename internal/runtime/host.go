@@ -44,7 +44,7 @@ func NewFunctionHost(spec *jobgraph.PTF, ns string, be state.Backend, clock Cloc
 	}
 	op.onFire = func(key []types.Value, name string, t int64) {
 		if h.OnTimer != nil {
-			h.OnTimer(key, name, time.Unix(0, t).UTC())
+			h.OnTimer(key, name, timeOf(t))
 		}
 	}
 	h.op = op
@@ -59,7 +59,11 @@ func (h *FunctionHost) Process(input int, row types.Row) error {
 
 // Watermark advances the watermark of table input and fires due timers.
 func (h *FunctionHost) Watermark(input int, t time.Time) error {
-	return h.op.advance(input, t.UnixNano())
+	ns, err := timerNanos(t)
+	if err != nil {
+		return err
+	}
+	return h.op.advance(input, ns)
 }
 
 // End sends the maximum watermark on every table, firing all timers.
@@ -83,7 +87,7 @@ func (h *FunctionHost) keyOf(key []types.Value) string {
 func (h *FunctionHost) Timers(key ...types.Value) []TimerInfo {
 	var out []TimerInfo
 	for _, t := range h.op.timers.pending(h.keyOf(key)) {
-		out = append(out, TimerInfo{Name: t.name, Time: time.Unix(0, t.t).UTC()})
+		out = append(out, TimerInfo{Name: t.name, Time: timeOf(t.t)})
 	}
 	return out
 }

@@ -140,8 +140,7 @@ var inactivity = &ptf.Definition{
 		now, _ := ctx.Time()
 		activity.Get(ctx).LastSeenMs = now.UnixMilli()
 		ctx.ClearTimer("inactivity")
-		ctx.RegisterOnTime("inactivity", now.Add(idleTimeout))
-		return nil
+		return ctx.RegisterOnTime("inactivity", now.Add(idleTimeout))
 	},
 	OnTimer: func(ctx *ptf.Context) error {
 		now, _ := ctx.Time()

@@ -3,10 +3,10 @@ package runtime
 import (
 	"bytes"
 	"encoding/binary"
-	"errors"
 	"fmt"
 	"hash/maphash"
 	"runtime/debug"
+	"slices"
 	"time"
 
 	"github.com/eddy-sql/eddy/internal/jobgraph"
@@ -23,9 +23,7 @@ type KV = state.Backend
 
 // errTimersNotSupported is Flink's message for timers in a PTF that cannot
 // have them.
-var errTimersNotSupported = errors.New("Timers are not supported in the current PTF declaration. " +
-	"Note that only PTFs that take set semantic tables support timers. " +
-	"Also timers are not available for advanced traits such as supporting pass-through columns or updates.")
+var errTimersNotSupported = ptf.ErrTimersNotSupported
 
 // keyState is the cached state of one partition key. Entries are indexed
 // like the definition's State list.
@@ -667,14 +665,37 @@ func (op *ptfOp) Time() (time.Time, bool) {
 	if !op.hasTime {
 		return time.Time{}, false
 	}
-	return time.Unix(0, op.curTime).UTC(), true
+	return timeOf(op.curTime), true
 }
 
 func wmTime(w int64) (time.Time, bool) {
 	if w == MinWatermark {
 		return time.Time{}, false
 	}
-	return time.Unix(0, w).UTC(), true
+	return timeOf(w), true
+}
+
+// timeOf converts engine time (nanoseconds) to a time.Time; the maximum
+// watermark is ptf.MaxTime (Java's Long.MAX_VALUE milliseconds).
+func timeOf(ns int64) time.Time {
+	if ns == MaxWatermark {
+		return ptf.MaxTime
+	}
+	return time.Unix(0, ns).UTC()
+}
+
+// timerNanos converts a timer time to engine time: ptf.MaxTime and later
+// times representable as nanoseconds map as they are; ptf.MaxTime maps to
+// the maximum watermark, so such a timer fires when the input ends.
+func timerNanos(t time.Time) (int64, error) {
+	switch {
+	case t.Equal(ptf.MaxTime):
+		return MaxWatermark, nil
+	case t.Before(ptf.MinTime) || t.After(ptf.MaxNanoTime):
+		return 0, fmt.Errorf("%w: %s is outside [%s, %s]; use ptf.MaxTime for a timer that fires when the input ends",
+			ptf.ErrTimerOutOfRange, t.UTC().Format(time.RFC3339Nano), ptf.MinTime.Format(time.RFC3339Nano), ptf.MaxNanoTime.Format(time.RFC3339Nano))
+	}
+	return t.UnixNano(), nil
 }
 
 func (op *ptfOp) CurrentWatermark() (time.Time, bool) { return wmTime(op.opWM) }
@@ -690,7 +711,11 @@ func (op *ptfOp) RegisterTimer(name string, t time.Time) error {
 	if !op.timersOK {
 		return errTimersNotSupported
 	}
-	op.timers.register(op.curKey, op.curKS.keyVals, name, t.UnixNano())
+	ns, err := timerNanos(t)
+	if err != nil {
+		return err
+	}
+	op.timers.register(op.curKey, op.curKS.keyVals, name, ns)
 	op.timerDirty[op.curKey] = struct{}{}
 	return nil
 }
@@ -703,8 +728,8 @@ func (op *ptfOp) ClearTimer(name string) {
 }
 
 func (op *ptfOp) ClearUnnamedTimer(t time.Time) {
-	if op.timersOK {
-		op.timers.clearUnnamed(op.curKey, t.UnixNano())
+	if ns, err := timerNanos(t); err == nil && op.timersOK {
+		op.timers.clearUnnamed(op.curKey, ns)
 		op.timerDirty[op.curKey] = struct{}{}
 	}
 }
@@ -804,7 +829,7 @@ func (op *ptfOp) CurrentTimer() (string, time.Time, bool) {
 	if op.curTimer == nil {
 		return "", time.Time{}, false
 	}
-	return op.curTimer.name, time.Unix(0, op.curTimer.t).UTC(), true
+	return op.curTimer.name, timeOf(op.curTimer.t), true
 }
 
 func (op *ptfOp) Key() []types.Value { return op.curKS.keyVals }
@@ -827,6 +852,24 @@ func (op *ptfOp) TableSemantics(arg string) (ptf.TableSemantics, bool) {
 }
 
 func (op *ptfOp) ChangelogMode() ptf.ChangelogMode { return op.spec.Produced }
+
+func (op *ptfOp) StateTTL(name string) (ttl, remaining time.Duration, err error) {
+	i := slices.IndexFunc(op.def.State, func(s ptf.StateEntry) bool { return s.StateName() == name })
+	if i < 0 {
+		return 0, 0, fmt.Errorf("%w: %s", ptf.ErrUnknownState, name)
+	}
+	ttl = time.Duration(op.ttl[i])
+	s := op.def.State[i]
+	if ttl <= 0 || s.StateKind() != ptf.ValueStateKind {
+		return ttl, 0, nil
+	}
+	op.ValueState(s) // loads the entry; an unchanged value is not rewritten
+	ent := op.curKS.ents[i]
+	if op.cleared[i] || ent.before == nil {
+		return ttl, 0, nil // no stored value
+	}
+	return ttl, max(0, ttl-time.Duration(op.now()-ent.wtime)), nil
+}
 
 func (op *ptfOp) Fail(err error) {
 	if err != nil && op.err == nil {

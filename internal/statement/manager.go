@@ -391,7 +391,7 @@ func (m *Manager) watch(e *entry, job *runtime.Job, results *resultBuffer, done 
 }
 
 func traits(out *engine.Outcome) *v1.Traits {
-	t := &v1.Traits{SQLKind: out.Kind, IsAppendOnly: out.AppendOnly, UpsertColumns: out.Key, IsBounded: out.Job == nil}
+	t := &v1.Traits{SQLKind: out.Kind, IsAppendOnly: out.AppendOnly, UpsertColumns: out.Key, ChangelogMode: out.Changelog, IsBounded: out.Job == nil}
 	if out.Schema != nil {
 		t.Schema = &v1.Schema{}
 		for _, f := range out.Schema.Fields {

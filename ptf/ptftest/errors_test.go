@@ -14,18 +14,23 @@ import (
 var errBoom = errors.New("boom")
 
 // actions are the steps of actionDef.
-var actions = map[string]func(ctx *ptf.Context){
-	"emit":         func(ctx *ptf.Context) { ctx.Collect(types.NewInt(1)) },
-	"emit-delete":  func(ctx *ptf.Context) { ctx.CollectKind(types.Delete, types.NewInt(1)) },
-	"emit-before":  func(ctx *ptf.Context) { ctx.CollectKind(types.UpdateBefore, types.NewInt(1)) },
-	"emit-after":   func(ctx *ptf.Context) { ctx.CollectKind(types.UpdateAfter, types.NewInt(1)) },
-	"emit-two":     func(ctx *ptf.Context) { ctx.Collect(types.NewInt(1), types.NewInt(2)) },
-	"timer":        func(ctx *ptf.Context) { ctx.RegisterOnTime("t", t0) },
-	"timer-at":     func(ctx *ptf.Context) { ctx.RegisterOnTimeUnnamed(t0) },
-	"clear-timers": func(ctx *ptf.Context) { ctx.ClearTimer("t"); ctx.ClearTimerAt(t0); ctx.ClearAllTimers() },
-	"panic":        func(*ptf.Context) { panic("boom") },
-	"nil-map":      func(*ptf.Context) { var m map[string]int; m["x"] = 1 },
-	"semantics":    func(ctx *ptf.Context) { ctx.TableSemantics("nope") },
+var actions = map[string]func(ctx *ptf.Context) error{
+	"emit":        func(ctx *ptf.Context) error { ctx.Collect(types.NewInt(1)); return nil },
+	"emit-delete": func(ctx *ptf.Context) error { ctx.CollectKind(types.Delete, types.NewInt(1)); return nil },
+	"emit-before": func(ctx *ptf.Context) error { ctx.CollectKind(types.UpdateBefore, types.NewInt(1)); return nil },
+	"emit-after":  func(ctx *ptf.Context) error { ctx.CollectKind(types.UpdateAfter, types.NewInt(1)); return nil },
+	"emit-two":    func(ctx *ptf.Context) error { ctx.Collect(types.NewInt(1), types.NewInt(2)); return nil },
+	"timer":       func(ctx *ptf.Context) error { return ctx.RegisterOnTime("t", t0) },
+	"timer-at":    func(ctx *ptf.Context) error { return ctx.RegisterOnTimeUnnamed(t0) },
+	"clear-timers": func(ctx *ptf.Context) error {
+		ctx.ClearTimer("t")
+		ctx.ClearTimerAt(t0)
+		ctx.ClearAllTimers()
+		return nil
+	},
+	"panic":     func(*ptf.Context) error { panic("boom") },
+	"nil-map":   func(*ptf.Context) error { var m map[string]int; m["x"] = 1; return nil },
+	"semantics": func(ctx *ptf.Context) error { ctx.TableSemantics("nope"); return nil },
 }
 
 // actionDef runs the actions named in op; "fail" returns errBoom.
@@ -39,7 +44,9 @@ func actionDef(mode ptf.ChangelogMode, traits ...ptf.Trait) *ptf.Definition {
 				if op == "fail" {
 					return errBoom
 				}
-				actions[op](ctx)
+				if err := actions[op](ctx); err != nil {
+					return err
+				}
 			}
 			return nil
 		},

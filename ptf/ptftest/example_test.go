@@ -20,8 +20,7 @@ func Example() {
 		Eval: func(ctx *ptf.Context, in ptf.Input) error {
 			count.Get(ctx).N++
 			now, _ := ctx.Time()
-			ctx.RegisterOnTime("end", now.Add(5*time.Minute))
-			return nil
+			return ctx.RegisterOnTime("end", now.Add(5*time.Minute))
 		},
 		OnTimer: func(ctx *ptf.Context) error {
 			ctx.Collect(types.NewInt(count.Get(ctx).N))

@@ -28,7 +28,7 @@ func sortDef(timers bool) *ptf.Definition {
 			cw, _ := ctx.CurrentWatermark()
 			ctx.Collect(in.Row.Get("name"), tsOrNull(tm), tsOrNull(tw), tsOrNull(cw))
 			if timers {
-				ctx.RegisterOnTimeUnnamed(in.Row.Get("ts").Time())
+				return ctx.RegisterOnTimeUnnamed(in.Row.Get("ts").Time())
 			}
 			return nil
 		},

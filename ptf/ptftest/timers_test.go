@@ -33,9 +33,13 @@ func timerDefOver(tables ...string) *ptf.Definition {
 				verb, name, _ := strings.Cut(op, ":")
 				switch verb {
 				case "named":
-					ctx.RegisterOnTime(name, when)
+					if err := ctx.RegisterOnTime(name, when); err != nil {
+						return err
+					}
 				case "unnamed":
-					ctx.RegisterOnTimeUnnamed(when)
+					if err := ctx.RegisterOnTimeUnnamed(when); err != nil {
+						return err
+					}
 				case "clear":
 					ctx.ClearTimer(name)
 				case "clear-at":
@@ -43,7 +47,9 @@ func timerDefOver(tables ...string) *ptf.Definition {
 				case "clear-all":
 					ctx.ClearAllTimers()
 				case "empty-name":
-					ctx.RegisterOnTime("", when)
+					if err := ctx.RegisterOnTime("", when); err != nil {
+						return err
+					}
 				case "current":
 					n, ok := ctx.CurrentTimer()
 					ctx.Collect(types.NewString(fmt.Sprintf("current %q %v", n, ok)), types.Null, types.Null)
@@ -67,7 +73,7 @@ func timerDefOver(tables ...string) *ptf.Definition {
 			}
 			ctx.Collect(types.NewString(name), types.NewTimestampTime(when), tsOrNull(wm))
 			if name == "again" {
-				ctx.RegisterOnTime("again-past", when.Add(-time.Hour))
+				return ctx.RegisterOnTime("again-past", when.Add(-time.Hour))
 			}
 			return nil
 		},
@@ -351,7 +357,9 @@ func TestOnTimerState(t *testing.T) {
 	def := counterDef(v)
 	eval := def.Eval
 	def.Eval = func(ctx *ptf.Context, in ptf.Input) error {
-		ctx.RegisterOnTimeUnnamed(in.Row.Get("at").Time())
+		if err := ctx.RegisterOnTimeUnnamed(in.Row.Get("at").Time()); err != nil {
+			return err
+		}
 		return eval(ctx, in)
 	}
 	def.OnTimer = func(ctx *ptf.Context) error {

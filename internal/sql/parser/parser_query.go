@@ -397,7 +397,10 @@ func (p *parser) argValue() ast.Expr {
 		p.next()
 		d := &ast.Descriptor{Loc: at(t.pos), Columns: []*ast.Ident{}}
 		if !p.accept(tRParen) {
-			d.Columns = p.identList("a column name")
+			d.Columns = []*ast.Ident{p.descriptorColumn()}
+			for p.accept(tComma) {
+				d.Columns = append(d.Columns, p.descriptorColumn())
+			}
 			p.want(tRParen)
 		}
 		return d
@@ -406,6 +409,22 @@ func (p *parser) argValue() ast.Expr {
 		return &ast.Default{Loc: at(t.pos)}
 	}
 	return p.expr()
+}
+
+// descriptorColumn parses a column name of DESCRIPTOR(...), which takes
+// no qualifier (Flink resolves it against the table arguments).
+func (p *parser) descriptorColumn() *ast.Ident {
+	id := p.ident("a column name")
+	if p.tok().kind == tDot {
+		name, last := id.Name, id
+		for p.accept(tDot) {
+			last = p.ident("a column name")
+			name += "." + last.Name
+		}
+		p.failf(id.Pos(), "write DESCRIPTOR("+last.Name+"): the column is looked up in the table arguments of the call",
+			"DESCRIPTOR takes column names without a qualifier, but '%s' is qualified", name)
+	}
+	return id
 }
 
 // partitionOrder parses [PARTITION BY col | (cols)] [ORDER BY item |

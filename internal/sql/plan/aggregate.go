@@ -199,7 +199,7 @@ func (p *Planner) planAggregate(s *ast.Select, f *frag, distinct bool) error {
 		Op:     &jobgraph.Aggregate{Keys: keys, Calls: calls, StateTTL: ttl},
 		Out:    out.schema(),
 	})
-	f.sc, f.mode, f.key, f.input, f.timeAttrs = out, jobgraph.Retract, keys, -1, map[int]bool{}
+	f.sc, f.mode, f.key, f.input, f.timeAttrs, f.ptf = out, jobgraph.Retract, keys, -1, map[int]bool{}, nil
 	return nil
 }
 

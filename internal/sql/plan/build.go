@@ -84,7 +84,7 @@ func BuildPTF(name string, def *ptf.Definition, tables []TableSpec, scalars map[
 		if !ok || a.IsTable() {
 			continue
 		}
-		if a.Type == "DESCRIPTOR" {
+		if a.IsDescriptor() {
 			ca := callArg{name: a.Name, isDesc: true}
 			for _, c := range v.Array() {
 				ca.desc = append(ca.desc, ident{name: c.Str()})

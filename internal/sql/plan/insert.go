@@ -253,7 +253,7 @@ func (p *Planner) PlanInsert(t *catalog.Table, cols []*ast.Ident, q ast.Query, p
 		job.Sink.Kind, job.Sink.Log, job.Sink.External = jobgraph.ExternalSink, "", ext
 	}
 	job.Mode, job.UpsertKey = f.mode, pk
-	return &QueryPlan{Job: job, Schema: phys, Mode: f.mode, Key: pk}, nil
+	return &QueryPlan{Job: job, Schema: phys, Mode: f.mode, Key: pk, Changelog: changelogOf(f)}, nil
 }
 
 // itemPos returns the position of the expression of the i-th column of q,
@@ -275,6 +275,12 @@ func itemPos(q ast.Query, i int) sqlerr.Pos {
 // checkSinkMode verifies that the query's changelog fits the sink table.
 func checkSinkMode(t *catalog.Table, f *frag, target, pk []int, sink jobgraph.Mode, pos sqlerr.Pos) error {
 	switch {
+	case f.mode == jobgraph.Upsert && sink == jobgraph.Retract && f.input < 0:
+		// A function's upsert output cannot be turned into a retract
+		// changelog (there is no changelog normalize after a call).
+		return errAt(pos, sqlerr.ChangelogMismatch, "There is a changelog mismatch between two operators. One produces an upsert changelog (UPDATE_AFTER without UPDATE_BEFORE): %s %s. The other requires a retract changelog: table sink '%s' ('changelog.mode' = 'retract')",
+			changelogOf(f).Name(), changelogOf(f), t.Name).
+			WithHint("declare PRIMARY KEY (%s) NOT ENFORCED on %s so it becomes an upsert table, or let the function answer a required UPDATE_BEFORE with a retract changelog", keyNames(f), t.Name)
 	case f.mode == jobgraph.Append || sink == jobgraph.Retract:
 		if f.mode == jobgraph.Upsert {
 			f.normalize()
@@ -285,11 +291,12 @@ func checkSinkMode(t *catalog.Table, f *frag, target, pk []int, sink jobgraph.Mo
 			return errAt(pos, sqlerr.ChangelogMismatch, "Table sink '%s' is append-only, but the query reads an updating table", t.Name).
 				WithHint("declare a PRIMARY KEY on %s so it becomes an upsert table, or set 'changelog.mode' = 'retract'", t.Name)
 		}
-		what := "a retract changelog (updates and deletes)"
+		what := "a retract changelog"
 		if f.mode == jobgraph.Upsert {
 			what = "an upsert changelog (UPDATE_AFTER without UPDATE_BEFORE)"
 		}
-		return errAt(pos, sqlerr.ChangelogMismatch, "There is a changelog mismatch: the query produces %s, but table sink '%s' is append-only and requires an insert-only changelog", what, t.Name).
+		cl := changelogOf(f)
+		return errAt(pos, sqlerr.ChangelogMismatch, "There is a changelog mismatch: the query produces %s, mode %s %s, but table sink '%s' is append-only and requires an insert-only changelog", what, cl.Name(), cl, t.Name).
 			WithHint("declare PRIMARY KEY (%s) NOT ENFORCED on %s so it becomes an upsert table", keyNames(f), t.Name)
 	}
 	// upsert sink

@@ -54,6 +54,9 @@ type QueryPlan struct {
 	Mode   jobgraph.Mode
 	// Key holds the upsert or primary key positions in Schema, if known.
 	Key []int
+	// Changelog is the exact changelog of the rows (Mode names only the
+	// encoding): it tells, for example, retract-no-delete from retract.
+	Changelog ptf.ChangelogMode
 }
 
 // qualify splits a possibly qualified name into catalog, database, name.

@@ -28,6 +28,9 @@ type rel struct {
 	upsertKey []int
 	// timeAttrs marks columns that are watermarked time attributes.
 	timeAttrs map[int]bool
+	// kinds is the exact changelog of the relation (changelogOf): it tells
+	// a relation that never deletes from one that may.
+	kinds ptf.ChangelogMode
 }
 
 // tableArgValue is a TABLE argument as written in the call.
@@ -153,10 +156,12 @@ func (c *ptfCall) planPTF() (*jobgraph.PTF, error) {
 		return nil, errAt(c.pos, sqlerr.InvalidFunction, "Unsupported table argument count. Currently, the number of input tables is limited to %d.", maxTables)
 	}
 	var modes []ptf.ChangelogMode
+	var keys [][]int
 	for _, a := range c.def.Args {
 		arg, given := bound[a.Name]
 		if !a.IsTable() {
 			modes = append(modes, ptf.ChangelogMode{})
+			keys = append(keys, nil)
 			if err := c.bindScalar(node, a, arg, given); err != nil {
 				return nil, err
 			}
@@ -176,6 +181,7 @@ func (c *ptfCall) planPTF() (*jobgraph.PTF, error) {
 		}
 		node.Tables = append(node.Tables, t)
 		modes = append(modes, t.Delivered)
+		keys = append(keys, t.Keys)
 	}
 	if len(c.def.State) > 0 && !hasSetSemantics(c.def) {
 		return nil, errAt(c.pos, sqlerr.InvalidFunction, "Function '%s' declares state entries (%s), but only functions with a set-semantic table argument can be stateful",
@@ -191,7 +197,7 @@ func (c *ptfCall) planPTF() (*jobgraph.PTF, error) {
 	if err := c.checkOrderByTime(node); err != nil {
 		return nil, err
 	}
-	node.Produced = c.def.ProducedMode(ptf.ChangelogContext{Tables: modes, Required: c.required})
+	node.Produced = c.def.ProducedMode(ptf.ChangelogContext{Tables: modes, Required: c.required, Args: node.Scalars, PartitionBy: keys})
 	if err := c.checkOutputMode(node); err != nil {
 		return nil, err
 	}
@@ -199,6 +205,15 @@ func (c *ptfCall) planPTF() (*jobgraph.PTF, error) {
 		return nil, err
 	}
 	return node, c.deriveOutput(node)
+}
+
+// isNullLiteral reports whether e is the constant NULL (untyped or cast).
+func isNullLiteral(e expr.Expr) bool {
+	if e == nil {
+		return false
+	}
+	v, err := e.Eval(nil)
+	return err == nil && v.IsNull()
 }
 
 func partitionHint(a ptf.Arg) string {
@@ -220,7 +235,15 @@ func (c *ptfCall) bindScalar(node *jobgraph.PTF, a ptf.Arg, arg callArg, given b
 	if arg.table != nil {
 		return errAt(arg.valuePos, sqlerr.InvalidArgument, "Invalid argument value. Argument '%s' expects a scalar value of type %s, but a table was passed.", a.Name, a.Type)
 	}
-	if a.Type == "DESCRIPTOR" {
+	if a.IsDescriptor() {
+		if isNullLiteral(arg.scalar) {
+			if a.NotNull() {
+				return errAt(arg.valuePos, sqlerr.InvalidArgument, "Argument '%s' of function '%s' is DESCRIPTOR NOT NULL, but NULL was passed", a.Name, c.name).
+					WithHint("pass %s => DESCRIPTOR(column, ...)", a.Name)
+			}
+			node.Scalars[a.Name] = types.Null // an optional descriptor passed as NULL
+			return nil
+		}
 		if !arg.isDesc {
 			return errAt(arg.valuePos, sqlerr.InvalidArgument, "Argument '%s' expects a DESCRIPTOR(...)", a.Name)
 		}
@@ -332,7 +355,28 @@ func (c *ptfCall) bindTable(a ptf.Arg, arg callArg) (jobgraph.PTFTable, error) {
 	default:
 		t.Delivered = ptf.Retract()
 	}
+	if k := tv.rel.kinds; !k.IsZero() && !k.Contains(types.Delete) {
+		// An input that never deletes delivers no deletes: Flink's
+		// retract-no-delete and upsert-no-delete.
+		t.Delivered = t.Delivered.Without(types.Delete)
+	}
 	return t, nil
+}
+
+// changelogOf returns the exact changelog of a relation: the mode the
+// last function call produces for a call's output, else that of its mode
+// (upsert tables may have key-only deletes).
+func changelogOf(f *frag) ptf.ChangelogMode {
+	if f.ptf != nil {
+		return f.ptf.Produced
+	}
+	switch f.mode {
+	case jobgraph.Upsert:
+		return ptf.Upsert()
+	case jobgraph.Retract:
+		return ptf.Retract()
+	}
+	return ptf.InsertOnly()
 }
 
 // bindOrderBy resolves the ORDER BY items of a set-semantic table with
@@ -581,6 +625,22 @@ func (c *ptfCall) bindUID(node *jobgraph.PTF, bound map[string]callArg) error {
 
 // deriveOutput builds the output schema (reference §4).
 func (c *ptfCall) deriveOutput(node *jobgraph.PTF) error {
+	if c.def.DeriveOutput != nil {
+		ctx := ptf.OutputContext{Tables: map[string]ptf.TableSemantics{}, Args: node.Scalars}
+		for _, t := range node.Tables {
+			schema := t.Schema
+			if t.ArgSchema != nil {
+				schema = t.ArgSchema
+			}
+			ctx.Tables[t.Arg] = ptf.TableSemantics{Schema: schema, PartitionBy: t.Keys, TimeColumn: t.TimeColumn, Changelog: t.Delivered}
+		}
+		out, err := c.def.DeriveOutput(ctx)
+		if err != nil {
+			return errAt(c.pos, sqlerr.InvalidArgument, "%v", err)
+		}
+		node.FuncOut = out
+		return c.finishOutput(node, out.Fields)
+	}
 	outT, err := types.ParseType(c.def.Output)
 	if err != nil {
 		return errAt(c.pos, sqlerr.Internal, "function '%s' declares an invalid output type: %v", c.name, err)
@@ -592,6 +652,12 @@ func (c *ptfCall) deriveOutput(node *jobgraph.PTF) error {
 		funcFields = []types.Field{{Name: "EXPR$0", Type: outT}}
 	}
 	node.FuncOut = types.NewSchema(funcFields...)
+	return c.finishOutput(node, funcFields)
+}
+
+// finishOutput puts the key prefix (or pass-through columns) and rowtime
+// around the function's columns.
+func (c *ptfCall) finishOutput(node *jobgraph.PTF, funcFields []types.Field) error {
 	var fields []types.Field
 	for _, t := range node.Tables {
 		switch {
@@ -645,4 +711,12 @@ func hasSetSemantics(d *ptf.Definition) bool {
 		}
 	}
 	return false
+}
+
+// ptfName names the function whose output f is, for messages.
+func ptfName(f *frag) string {
+	if f.ptf != nil {
+		return f.ptf.Name
+	}
+	return "?"
 }

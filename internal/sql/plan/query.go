@@ -19,7 +19,10 @@ type frag struct {
 	end int
 	// input is the job input the rows come from through stateless calcs
 	// only (so the input can still be normalized), or -1.
-	input     int
+	input int
+	// ptf is the function call whose output the relation is (through
+	// calcs only), or nil: its exact changelog mode is known.
+	ptf       *jobgraph.PTF
 	sc        *scope
 	mode      jobgraph.Mode
 	key       []int
@@ -65,7 +68,7 @@ func (p *Planner) PlanSelect(q ast.Query) (*QueryPlan, error) {
 	finish(job, f.end)
 	job.Sink = jobgraph.Sink{Kind: jobgraph.CollectSink, Schema: schema}
 	job.Mode, job.UpsertKey = f.mode, f.key
-	return &QueryPlan{Job: job, Schema: schema, Mode: f.mode, Key: f.key}, nil
+	return &QueryPlan{Job: job, Schema: schema, Mode: f.mode, Key: f.key, Changelog: changelogOf(f)}, nil
 }
 
 func (p *Planner) planQuery(q ast.Query, job *jobgraph.Job) (*frag, error) {
@@ -131,7 +134,11 @@ func (p *Planner) planSelect(s *ast.Select, job *jobgraph.Job) (*frag, error) {
 		}
 		if f.mode == jobgraph.Upsert {
 			if f.input < 0 {
-				return nil, errAt(where.Pos(), sqlerr.Unsupported, "Filtering the upsert output of a table function is not supported yet")
+				cl := changelogOf(f)
+				return nil, errAt(where.Pos(), sqlerr.ChangelogMismatch,
+					"There is a changelog mismatch: WHERE over the output of function '%s' needs a retract changelog (UPDATE_BEFORE rows, to retract rows that stop matching), but the function produces an upsert changelog (%s: %s) keyed by (%s)",
+					ptfName(f), cl.Name(), cl, keyNames(f)).
+					WithHint("filter inside the function, or let it answer a required UPDATE_BEFORE (ChangelogContext.Required) with a retract changelog")
 			}
 			f.normalize()
 		}
@@ -338,9 +345,12 @@ func applyAlias(f *frag, a *ast.Alias) error {
 // planTableFunc plans a PTF call in FROM: a PTF node whose ports are its
 // table arguments in the order of the call.
 func (p *Planner) planTableFunc(tf *ast.TableFunc, job *jobgraph.Job) (*frag, error) {
-	id, def, err := p.ResolveFunction(tf.Name)
-	if err != nil {
-		return nil, err
+	id, def, isBuiltin := builtinPTF(tf.Name.Last().Name)
+	var err error
+	if !isBuiltin || len(tf.Name.Names()) > 1 {
+		if id, def, err = p.ResolveFunction(tf.Name); err != nil {
+			return nil, err
+		}
 	}
 	ttl, err := p.stateTTL()
 	if err != nil {
@@ -370,7 +380,7 @@ func (p *Planner) planTableFunc(tf *ast.TableFunc, job *jobgraph.Job) (*frag, er
 			port := len(frags)
 			frags = append(frags, f)
 			tv := &tableArgValue{
-				rel: &rel{input: port, schema: f.sc.schema(), mode: f.mode, upsertKey: f.key, timeAttrs: f.timeAttrs},
+				rel: &rel{input: port, schema: f.sc.schema(), mode: f.mode, upsertKey: f.key, timeAttrs: f.timeAttrs, kinds: changelogOf(f)},
 				pos: v.Pos(), hasPartition: len(v.PartitionBy) > 0,
 			}
 			for _, id := range v.PartitionBy {
@@ -454,7 +464,7 @@ func checkOneInputPerTable(frags []*frag, tf *ast.TableFunc) error {
 
 // ptfFrag is the relation of a call's output.
 func ptfFrag(job *jobgraph.Job, node *jobgraph.PTF, tf *ast.TableFunc) *frag {
-	f := &frag{job: job, input: -1, sc: scopeOf(node.Out, tf.Name.Last().Name), timeAttrs: map[int]bool{}}
+	f := &frag{job: job, input: -1, ptf: node, sc: scopeOf(node.Out, tf.Name.Last().Name), timeAttrs: map[int]bool{}}
 	switch {
 	case node.Produced.IsInsertOnly():
 		f.mode = jobgraph.Append

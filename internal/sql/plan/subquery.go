@@ -118,7 +118,7 @@ func semiJoin(f, r *frag, lKeys, rKeys []expr.Expr, residual []ast.Expr, anti bo
 		Op:  spec,
 		Out: f.sc.schema(),
 	})
-	f.mode, f.input, f.key = mode, -1, nil
+	f.mode, f.input, f.key, f.ptf = mode, -1, nil, nil
 	if lExtra > 0 {
 		var proj []expr.Expr
 		for i, c := range outCols {
@@ -313,7 +313,7 @@ func (p *Planner) planScalarSubqueries(f *frag, es ...ast.Expr) error {
 			Op:     spec,
 			Out:    sc.schema(),
 		})
-		f.sc, f.mode, f.input, f.key, f.timeAttrs = sc, jobgraph.Retract, -1, nil, map[int]bool{}
+		f.sc, f.mode, f.input, f.key, f.timeAttrs, f.ptf = sc, jobgraph.Retract, -1, nil, map[int]bool{}, nil
 	}
 	return nil
 }
