@@ -1,13 +1,18 @@
 # Make targets for Eddy. `make test` is the test command of the README and CI.
 GO ?= go
 
-.PHONY: build test testrace tutorial acceptance bench fuzz fmt vet check rewrite
+.PHONY: build test testrace differential tutorial acceptance bench fuzz fmt vet check rewrite
 
 build:
 	$(GO) build -o bin/eddy ./cmd/eddy
 
 test:
 	$(GO) test -race -count=1 ./...
+
+# Random queries through Eddy and DuckDB, results compared (needs cgo).
+# Flags after -args: -diff.seed, -diff.count, -diff.budget, -diff.query.
+differential:
+	$(GO) test -tags duckdb -run TestDifferential -count=1 ./internal/engine/
 
 tutorial: build
 	rm -rf .eddy/tutorial && ./bin/eddy sql --data-dir .eddy/tutorial -f docs/tutorial/order_status.sql
