@@ -226,6 +226,25 @@ type In struct {
 	InPos sqlerr.Pos
 }
 
+// GroupingKind is the kind of a grouping construct of GROUP BY.
+type GroupingKind uint8
+
+// The grouping constructs.
+const (
+	GroupingSets GroupingKind = iota // GROUPING SETS ((a, b), (a), ())
+	Rollup                           // ROLLUP (a, b)
+	Cube                             // CUBE (a, b)
+)
+
+// Grouping is GROUPING SETS (...), ROLLUP (...) or CUBE (...) in GROUP BY.
+// For GROUPING SETS, Sets holds the sets; for ROLLUP and CUBE, Sets holds
+// one list: the columns.
+type Grouping struct {
+	Loc
+	Kind GroupingKind
+	Sets [][]Expr
+}
+
 // Exists is EXISTS (query).
 type Exists struct {
 	Loc
@@ -382,6 +401,7 @@ func (s *Subscript) Pos() sqlerr.Pos { return s.X.Pos() }
 
 func (*ColumnRef) exprNode()      {}
 func (*Exists) exprNode()         {}
+func (*Grouping) exprNode()       {}
 func (*ScalarSubquery) exprNode() {}
 func (*NumericLit) exprNode()     {}
 func (*StringLit) exprNode()      {}

@@ -148,6 +148,22 @@ func (p *printer) predicate(e Expr) {
 			p.exprList(n.List)
 		}
 		p.WriteString(")")
+	case *Grouping:
+		p.WriteString([...]string{"GROUPING SETS", "ROLLUP", "CUBE"}[n.Kind])
+		p.WriteString(" (")
+		for i, set := range n.Sets {
+			if i > 0 {
+				p.WriteString(", ")
+			}
+			if n.Kind == GroupingSets {
+				p.WriteString("(")
+			}
+			p.exprList(set)
+			if n.Kind == GroupingSets {
+				p.WriteString(")")
+			}
+		}
+		p.WriteString(")")
 	case *Exists:
 		p.WriteString("EXISTS (")
 		p.query(n.Query)

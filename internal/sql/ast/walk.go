@@ -237,6 +237,10 @@ func walkChildren(v Visitor, node Node) {
 		walk(v, n.Query)
 	case *Exists:
 		walk(v, n.Query)
+	case *Grouping:
+		for _, set := range n.Sets {
+			walkList(v, set)
+		}
 	case *ScalarSubquery:
 		walk(v, n.Query)
 	case *Like:

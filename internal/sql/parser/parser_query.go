@@ -147,7 +147,7 @@ func (p *parser) selectCore() *ast.Select {
 	if p.isKw("GROUP") {
 		p.next()
 		p.wantKw("BY")
-		s.GroupBy = p.exprList()
+		s.GroupBy = p.groupItems()
 	} else {
 		p.expect("GROUP BY")
 	}
@@ -483,4 +483,51 @@ func (p *parser) with() ast.Query {
 	}
 	w.Body = p.query()
 	return w
+}
+
+// groupItems parses the items of GROUP BY: expressions, GROUPING SETS
+// (...), ROLLUP (...) and CUBE (...).
+func (p *parser) groupItems() []ast.Expr {
+	var out []ast.Expr
+	for {
+		t := p.tok()
+		switch {
+		case t.is("GROUPING") && p.peek(1).is("SETS"):
+			p.next()
+			p.next()
+			g := &ast.Grouping{Loc: at(t.pos), Kind: ast.GroupingSets}
+			p.want(tLParen)
+			for {
+				if p.accept(tLParen) {
+					var set []ast.Expr
+					if !p.accept(tRParen) {
+						set = p.exprList()
+						p.want(tRParen)
+					}
+					g.Sets = append(g.Sets, set)
+				} else {
+					g.Sets = append(g.Sets, []ast.Expr{p.expr()})
+				}
+				if !p.accept(tComma) {
+					break
+				}
+			}
+			p.want(tRParen)
+			out = append(out, g)
+		case (t.is("ROLLUP") || t.is("CUBE")) && p.peek(1).kind == tLParen:
+			p.next()
+			p.next()
+			kind := ast.Rollup
+			if t.is("CUBE") {
+				kind = ast.Cube
+			}
+			out = append(out, &ast.Grouping{Loc: at(t.pos), Kind: kind, Sets: [][]ast.Expr{p.exprList()}})
+			p.want(tRParen)
+		default:
+			out = append(out, p.expr())
+		}
+		if !p.accept(tComma) {
+			return out
+		}
+	}
 }

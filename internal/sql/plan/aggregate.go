@@ -100,6 +100,10 @@ func (p *Planner) planAggregate(s *ast.Select, f *frag, distinct bool) error {
 			groupExprs = append(groupExprs, it.Expr)
 		}
 	}
+	groupExprs, setsOf, err := expandGrouping(groupExprs)
+	if err != nil {
+		return err
+	}
 	for i, g := range groupExprs {
 		if hasAggregate(g) {
 			return errAt(g.Pos(), sqlerr.InvalidArgument, "Aggregate functions are not allowed in GROUP BY")
@@ -121,6 +125,8 @@ func (p *Planner) planAggregate(s *ast.Select, f *frag, distinct bool) error {
 		keyCols = append(keyCols, c)
 	}
 	nKeys := len(pre)
+	// GROUPING(...) and GROUPING_ID(...) calls: a constant per grouping set.
+	var groupingCalls []*ast.FuncCall
 	// The aggregate calls of the select list and HAVING, each once.
 	var calls []jobgraph.AggCall
 	var callCols []column
@@ -138,6 +144,13 @@ func (p *Planner) planAggregate(s *ast.Select, f *frag, distinct bool) error {
 				if q.Query != nil {
 					return false
 				}
+			}
+			if gc, isGrouping := groupingCallOf(x); isGrouping {
+				if _, done := subst[ast.Format(gc)]; !done {
+					subst[ast.Format(gc)] = -1 // numbered below
+					groupingCalls = append(groupingCalls, gc)
+				}
+				return false
 			}
 			fc, fn, ok := aggCallOf(x)
 			if !ok {
@@ -185,6 +198,9 @@ func (p *Planner) planAggregate(s *ast.Select, f *frag, distinct bool) error {
 	ttl, err := p.stateTTL()
 	if err != nil {
 		return err
+	}
+	if setsOf != nil || len(groupingCalls) > 0 {
+		return p.planGroupingSets(f, keyCols, callCols, calls, setsOf, groupingCalls, subst, in, ttl)
 	}
 	out := &scope{cols: append(append([]column(nil), keyCols...), callCols...), subst: subst, grouped: in}
 	uid := nextUID[*jobgraph.Aggregate](f.job, "agg")
@@ -312,5 +328,203 @@ func (p *Planner) planDistinct(s *ast.Select, f *frag) error {
 		return err
 	}
 	f.sc = &scope{cols: cols}
+	return nil
+}
+
+// groupingCallOf reports whether e is GROUPING(...) or GROUPING_ID(...).
+func groupingCallOf(e ast.Expr) (*ast.FuncCall, bool) {
+	f, ok := e.(*ast.FuncCall)
+	if !ok || len(f.Name.Parts) != 1 {
+		return nil, false
+	}
+	switch strings.ToUpper(f.Name.Last().Name) {
+	case "GROUPING", "GROUPING_ID":
+		return f, true
+	}
+	return nil, false
+}
+
+// expandGrouping flattens GROUP BY items into the distinct group
+// expressions and, when GROUPING SETS, ROLLUP or CUBE occur, the grouping
+// sets as lists of indexes into them (the cross product of the items, as
+// SQL defines it); sets is nil for a plain GROUP BY.
+func expandGrouping(items []ast.Expr) (exprs []ast.Expr, sets [][]int, err error) {
+	index := map[string]int{}
+	idx := func(e ast.Expr) int {
+		k := ast.Format(e)
+		if i, ok := index[k]; ok {
+			return i
+		}
+		index[k] = len(exprs)
+		exprs = append(exprs, e)
+		return len(exprs) - 1
+	}
+	product := [][]int{{}}
+	grouping := false
+	for _, it := range items {
+		var alts [][]int
+		g, ok := it.(*ast.Grouping)
+		switch {
+		case !ok:
+			alts = [][]int{{idx(it)}}
+		case g.Kind == ast.GroupingSets:
+			for _, set := range g.Sets {
+				var alt []int
+				for _, e := range set {
+					alt = append(alt, idx(e))
+				}
+				alts = append(alts, alt)
+			}
+		case g.Kind == ast.Rollup:
+			cols := g.Sets[0]
+			for n := len(cols); n >= 0; n-- {
+				var alt []int
+				for _, e := range cols[:n] {
+					alt = append(alt, idx(e))
+				}
+				alts = append(alts, alt)
+			}
+		default: // CUBE: every subset, the full set first
+			cols := g.Sets[0]
+			if len(cols) > 12 {
+				return nil, nil, errAt(g.Pos(), sqlerr.InvalidArgument, "CUBE of %d columns makes %d grouping sets; at most 12 columns are allowed", len(cols), 1<<len(cols))
+			}
+			for mask := (1 << len(cols)) - 1; mask >= 0; mask-- {
+				var alt []int
+				for i, e := range cols {
+					if mask&(1<<(len(cols)-1-i)) != 0 {
+						alt = append(alt, idx(e))
+					}
+				}
+				alts = append(alts, alt)
+			}
+		}
+		grouping = grouping || ok
+		var next [][]int
+		for _, pfx := range product {
+			for _, alt := range alts {
+				next = append(next, append(append([]int(nil), pfx...), alt...))
+			}
+		}
+		product = next
+	}
+	if !grouping {
+		return exprs, nil, nil
+	}
+	return exprs, product, nil
+}
+
+// planGroupingSets plans GROUPING SETS (ROLLUP, CUBE): one GroupAggregate
+// per set over the shared pre-projection, each padded to every group
+// column (NULL where the set does not group) and tagged with the values of
+// the GROUPING() calls, then a union of them. Each set is a group of its
+// own in state, as in Flink.
+func (p *Planner) planGroupingSets(f *frag, keyCols, callCols []column, calls []jobgraph.AggCall, sets [][]int,
+	groupingCalls []*ast.FuncCall, subst map[string]int, in *scope, ttl int64) error {
+	if sets == nil {
+		all := make([]int, len(keyCols))
+		for i := range all {
+			all[i] = i
+		}
+		sets = [][]int{all}
+	}
+	// The argument positions of the GROUPING calls.
+	gargs := make([][]int, len(groupingCalls))
+	for gi, gc := range groupingCalls {
+		if len(gc.Args) == 0 {
+			return errAt(gc.Pos(), sqlerr.InvalidFunction, "%s needs at least one argument", strings.ToUpper(gc.Name.Last().Name))
+		}
+		for _, a := range gc.Args {
+			i, ok := subst[ast.Format(a)]
+			if !ok || i < 0 || i >= len(keyCols) {
+				return errAt(a.Pos(), sqlerr.InvalidArgument, "The argument %s of GROUPING must be an expression of GROUP BY", ast.Format(a))
+			}
+			gargs[gi] = append(gargs[gi], i)
+		}
+	}
+	outCols := make([]column, 0, len(keyCols)+len(callCols)+len(groupingCalls))
+	for _, c := range keyCols {
+		outCols = append(outCols, column{qualifier: c.qualifier, name: c.name, typ: c.typ.Nullable()})
+	}
+	outCols = append(outCols, callCols...)
+	for gi, gc := range groupingCalls {
+		subst[ast.Format(gc)] = len(outCols)
+		outCols = append(outCols, column{name: fmt.Sprintf("$grouping%d", gi), typ: types.BigInt.NonNull()})
+	}
+	pre := f.end
+	var edges []jobgraph.Edge
+	for _, set := range sets {
+		inSet := map[int]int{} // group column -> position in the set's output
+		var keys []int
+		for _, k := range set {
+			if _, dup := inSet[k]; !dup {
+				inSet[k] = len(keys)
+				keys = append(keys, k)
+			}
+		}
+		aggOut := make([]column, 0, len(keys)+len(callCols))
+		for _, k := range keys {
+			aggOut = append(aggOut, keyCols[k])
+		}
+		aggOut = append(aggOut, callCols...)
+		agg := addNode(f.job, jobgraph.Node{
+			UID:    nextUID[*jobgraph.Aggregate](f.job, "agg"),
+			Inputs: []jobgraph.Edge{{From: pre, Exchange: jobgraph.Hash, Keys: keys}},
+			Op:     &jobgraph.Aggregate{Keys: keys, Calls: calls, StateTTL: ttl},
+			Out:    (&scope{cols: aggOut}).schema(),
+		})
+		var proj []expr.Expr
+		for k, c := range keyCols {
+			var x expr.Expr
+			var err error
+			if pos, ok := inSet[k]; ok {
+				x, err = expr.Col(pos, c.name, c.typ)
+				if err == nil && !c.typ.Nullable().Same(c.typ) {
+					x, err = expr.Cast(x, c.typ.Nullable(), false)
+				}
+			} else {
+				x, err = expr.Lit(types.Null, c.typ.Nullable())
+			}
+			if err != nil {
+				return err
+			}
+			proj = append(proj, x)
+		}
+		for ci, c := range callCols {
+			x, err := expr.Col(len(keys)+ci, c.name, c.typ)
+			if err != nil {
+				return err
+			}
+			proj = append(proj, x)
+		}
+		for _, args := range gargs {
+			var bits int64
+			for _, a := range args {
+				bits <<= 1
+				if _, grouped := inSet[a]; !grouped {
+					bits |= 1
+				}
+			}
+			x, err := expr.Lit(types.NewInt(bits), types.BigInt.NonNull())
+			if err != nil {
+				return err
+			}
+			proj = append(proj, x)
+		}
+		calc := addNode(f.job, jobgraph.Node{
+			UID:    fmt.Sprintf("calc/%d", len(f.job.Nodes)),
+			Inputs: []jobgraph.Edge{{From: agg}},
+			Op:     &jobgraph.Calc{Project: proj},
+			Out:    (&scope{cols: outCols}).schema(),
+		})
+		edges = append(edges, jobgraph.Edge{From: calc})
+	}
+	out := &scope{cols: outCols, subst: subst, grouped: in}
+	if len(edges) == 1 {
+		f.end = edges[0].From
+	} else {
+		f.end = addNode(f.job, jobgraph.Node{UID: fmt.Sprintf("union/%d", len(f.job.Nodes)), Inputs: edges, Op: &jobgraph.Union{}, Out: out.schema()})
+	}
+	f.sc, f.mode, f.key, f.input, f.timeAttrs, f.ptf = out, jobgraph.Retract, nil, -1, map[int]bool{}, nil
 	return nil
 }
