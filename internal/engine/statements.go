@@ -27,6 +27,14 @@ func (e *Engine) createTable(ctx context.Context, s *ast.CreateTable) (*cli.Resu
 			return nil, err
 		}
 		schema = q.Schema
+		seen := map[string]bool{}
+		for _, f := range schema.Fields {
+			if seen[f.Name] {
+				return nil, sqlerr.Newf(sqlerr.InvalidArgument, "The query of CREATE TABLE %s AS returns two columns named '%s'", s.Name, f.Name).At(s.Query.Pos()).
+					WithHint("give the columns distinct aliases in the select list (SELECT a.k AS a_k, b.k AS b_k ...)")
+			}
+			seen[f.Name] = true
+		}
 	}
 	t, err := p.TableFromDDL(s, schema)
 	if err != nil {

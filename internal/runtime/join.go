@@ -252,8 +252,8 @@ func (j *joinOp) process(in int, key []byte, hasKey bool, row types.Row) error {
 		}
 		matched = true
 		kind := types.Delete
-		if !inOuter {
-			kind = row.Kind // -D/-U as the input
+		if !inOuter && !otherOuter {
+			kind = row.Kind // inner joins forward -D/-U; outer joins emit -D
 		}
 		for range o.count {
 			if err := j.emitJoined(kind, in, row.Values, o.vals); err != nil {

@@ -3,6 +3,7 @@ package plan
 import (
 	"fmt"
 	"slices"
+	"strings"
 
 	"github.com/eddy-sql/eddy/internal/expr"
 	"github.com/eddy-sql/eddy/internal/jobgraph"
@@ -183,7 +184,7 @@ func (p *Planner) planSelect(s *ast.Select, job *jobgraph.Job) (*frag, error) {
 		if err == nil && v.Type().IsInteger() {
 			var lv types.Value
 			if lv, err = v.Eval(nil); err == nil && lv.Int() >= 0 {
-				return f, limit(f, job, lv.Int())
+				return f, limit(f, job, lv.Int(), s.Limit.Pos())
 			}
 		}
 		return nil, errAt(s.Limit.Pos(), sqlerr.InvalidArgument, "LIMIT needs a non-negative integer literal")
@@ -193,7 +194,10 @@ func (p *Planner) planSelect(s *ast.Select, job *jobgraph.Job) (*frag, error) {
 
 // limit stops the result after n rows. The job's Limit of 0 means no
 // limit, so LIMIT 0 filters every row out instead.
-func limit(f *frag, job *jobgraph.Job, n int64) error {
+func limit(f *frag, job *jobgraph.Job, n int64, pos sqlerr.Pos) error {
+	if f.mode != jobgraph.Append {
+		return errAt(pos, sqlerr.Unsupported, "LIMIT on an updating result (an aggregate, an outer join, an updating table) is not supported yet: it would cut the changelog, not the result")
+	}
 	if n > 0 {
 		job.Limit = int(n)
 		return nil
@@ -213,15 +217,21 @@ func (p *Planner) project(s *ast.Select, f *frag, calc *jobgraph.Calc) error {
 	var srcCol []int // input column for plain references, else -1
 	for i, item := range s.Items {
 		if st, ok := item.Expr.(*ast.Star); ok {
+			matched := false
 			for ci, c := range f.sc.cols {
-				if st.Qualifier != nil && c.qualifier != st.Qualifier.Last().Name {
+				if st.Qualifier != nil && !strings.EqualFold(c.qualifier, st.Qualifier.Last().Name) {
 					continue
 				}
+				matched = true
 				x, err := expr.Col(ci, c.name, c.typ)
 				if err != nil {
 					return err
 				}
 				exprs, cols, srcCol = append(exprs, x), append(cols, column{name: c.name, typ: c.typ}), append(srcCol, ci)
+			}
+			if !matched && st.Qualifier != nil {
+				return errAt(st.Pos(), sqlerr.UnknownTable, "Table '%s' of %s.* is not in FROM", st.Qualifier, st.Qualifier).
+					WithHint("use the name or alias of a table of the FROM clause")
 			}
 			continue
 		}

@@ -80,7 +80,7 @@ func (p *Planner) planSetOp(n *ast.SetOp, job *jobgraph.Job) (*frag, error) {
 		if err == nil && v.Type().IsInteger() {
 			var lv types.Value
 			if lv, err = v.Eval(nil); err == nil && lv.Int() >= 0 {
-				return f, limit(f, job, lv.Int())
+				return f, limit(f, job, lv.Int(), n.Limit.Pos())
 			}
 		}
 		return nil, errAt(n.Limit.Pos(), sqlerr.InvalidArgument, "LIMIT needs a non-negative integer literal")
