@@ -79,6 +79,8 @@ func ChangelogKinds(j *Job) (nodes []Kinds, src []Kinds) {
 			nodes[k] = Kinds{Insert: true, UpdateBefore: p.Contains(types.UpdateBefore), UpdateAfter: p.Contains(types.UpdateAfter), Delete: p.Contains(types.Delete)}
 		case *Values:
 			nodes[k] = Kinds{Insert: true}
+		case *Materialize:
+			nodes[k] = Kinds{Insert: true, UpdateAfter: true, Delete: true}
 		default: // calc, union: what their inputs give
 			nodes[k] = in
 		}

@@ -67,6 +67,14 @@ type Normalize struct {
 	DropUpdateBefore bool
 }
 
+// Materialize is the sink upsert materializer (Flink's
+// SinkUpsertMaterializer): it keeps, per sink primary key (Key), the rows
+// alive upstream and emits an upsert stream on that key. The planner puts
+// it before an upsert sink whose input updates by another key.
+type Materialize struct {
+	Key []int
+}
+
 // Union passes the rows of all its inputs on unchanged (UNION ALL); its
 // watermark is the minimum over the inputs.
 type Union struct{}

@@ -88,6 +88,8 @@ func writeOp(b *strings.Builder, j *Job, n Node) {
 		fmt.Fprintf(b, "Join(uid=[%s], joinType=[%s], where=[%s])", n.UID, op.Kind, strings.Join(cond, " AND "))
 	case *Union:
 		b.WriteString("Union(all=[true])")
+	case *Materialize:
+		fmt.Fprintf(b, "SinkUpsertMaterializer(uid=[%s], pk=%v)", n.UID, names(n.Out.Names(), op.Key))
 	case *Values:
 		fmt.Fprintf(b, "Values(rows=[%d])", len(op.Rows))
 	default:

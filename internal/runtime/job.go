@@ -453,6 +453,8 @@ func (j *Job) newOperator(st *subtask, k int, out *nodeOut) (Operator, error) {
 		return &normalizeOp{n: newNormalizer(oc.NS, spec.Key, st.kv, j.opts.CacheKeys), dropUB: spec.DropUpdateBefore, out: out}, nil
 	case *jobgraph.Join:
 		return newJoinOp(spec, oc)
+	case *jobgraph.Materialize:
+		return newMaterializeOp(spec, oc), nil
 	case *jobgraph.Aggregate:
 		return newAggregateOp(spec, j.endpointSchema(n.Inputs[0].From), oc)
 	case *jobgraph.PTF:

@@ -240,6 +240,19 @@ func (p *Planner) PlanInsert(t *catalog.Table, cols []*ast.Ident, q ast.Query, p
 	case filter != nil:
 		f.addCalc(jobgraph.Calc{Filter: filter})
 	}
+	if sinkMode == jobgraph.Upsert && f.mode == jobgraph.Retract && len(pk) > 0 && !upsertKeyIsPK(f, target, pk) {
+		// The query updates by another key than the sink's primary key
+		// (or by none): materialize per primary key, as Flink's
+		// SinkUpsertMaterializer does (table.exec.sink.upsert-materialize
+		// AUTO).
+		f.end = addNode(job, jobgraph.Node{
+			UID:    "materialize/0",
+			Inputs: []jobgraph.Edge{{From: f.end, Exchange: jobgraph.Hash, Keys: pk}},
+			Op:     &jobgraph.Materialize{Key: pk},
+			Out:    phys,
+		})
+		f.mode = jobgraph.Upsert
+	}
 	finish(job, f.end)
 	var bucket []int
 	for _, k := range t.BucketKey() {
@@ -322,4 +335,17 @@ func keyNames(f *frag) string {
 		return "key"
 	}
 	return strings.Join(names, ", ")
+}
+
+// upsertKeyIsPK reports whether the query's upsert key, mapped to the sink
+// columns, is the sink's primary key.
+func upsertKeyIsPK(f *frag, target, pk []int) bool {
+	if len(f.key) == 0 {
+		return false
+	}
+	var mapped []int
+	for _, k := range f.key {
+		mapped = append(mapped, target[k])
+	}
+	return sameColumns(mapped, pk)
 }

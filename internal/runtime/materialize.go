@@ -1,0 +1,143 @@
+package runtime
+
+import (
+	"encoding/binary"
+	"fmt"
+
+	"github.com/eddy-sql/eddy/internal/jobgraph"
+	"github.com/eddy-sql/eddy/types"
+)
+
+// materializeOp is Flink's SinkUpsertMaterializer: it turns a retract
+// changelog whose upsert key differs from the sink's primary key into a
+// correct upsert stream on that key. Per key it keeps every row that is
+// alive upstream, in arrival order; the sink shows the last one. A new row
+// is emitted as +I (first of its key) or +U; retracting the shown row
+// re-emits the new last one as +U, or -D when none is left; retracting
+// another row changes nothing downstream.
+type materializeOp struct {
+	key     []int
+	ns      string
+	kv      KV
+	out     Output
+	maxKeys int
+	cache   map[string]*matEntry
+	dirty   []string
+	buf     []byte
+	vals    []types.Value
+}
+
+type matEntry struct {
+	rows  [][]types.Value
+	dirty bool
+}
+
+func newMaterializeOp(spec *jobgraph.Materialize, oc OpContext) *materializeOp {
+	return &materializeOp{key: spec.Key, ns: oc.NS, kv: oc.KV, out: oc.Out, maxKeys: oc.MaxKeys, cache: map[string]*matEntry{}}
+}
+
+func (o *materializeOp) entry(row types.Row) (string, *matEntry, error) {
+	o.vals = o.vals[:0]
+	for _, k := range o.key {
+		o.vals = append(o.vals, row.Values[k])
+	}
+	o.buf = types.AppendRow(o.buf[:0], types.Row{Values: o.vals})
+	if e := o.cache[string(o.buf)]; e != nil {
+		return string(o.buf), e, nil
+	}
+	key := string(o.buf)
+	e := &matEntry{}
+	b, ok, err := o.kv.Get(o.ns, "rows", o.buf)
+	if err != nil {
+		return "", nil, fmt.Errorf("reading upsert materializer state: %w", err)
+	}
+	for ok && len(b) > 0 {
+		n, w := binary.Uvarint(b)
+		if w <= 0 || int(n) > len(b)-w {
+			return "", nil, fmt.Errorf("decoding upsert materializer state: bad length")
+		}
+		r, err := types.DecodeRow(b[w : w+int(n)])
+		if err != nil {
+			return "", nil, fmt.Errorf("decoding upsert materializer state: %w", err)
+		}
+		e.rows = append(e.rows, r.Values)
+		b = b[w+int(n):]
+	}
+	o.cache[key] = e
+	return key, e, nil
+}
+
+func (o *materializeOp) Process(_ int, row types.Row) error {
+	key, e, err := o.entry(row)
+	if err != nil {
+		return err
+	}
+	if !e.dirty {
+		e.dirty = true
+		o.dirty = append(o.dirty, key)
+	}
+	switch row.Kind {
+	case types.Insert, types.UpdateAfter:
+		kind := types.UpdateAfter
+		if len(e.rows) == 0 {
+			kind = types.Insert
+		}
+		e.rows = append(e.rows, row.Values)
+		return o.out.Emit(types.Row{Kind: kind, Values: row.Values})
+	}
+	// A retraction removes the latest equal row.
+	for i := len(e.rows) - 1; i >= 0; i-- {
+		if !equalValues(e.rows[i], row.Values) {
+			continue
+		}
+		last := i == len(e.rows)-1
+		e.rows = append(e.rows[:i], e.rows[i+1:]...)
+		switch {
+		case !last:
+			return nil
+		case len(e.rows) == 0:
+			return o.out.Emit(types.Row{Kind: types.Delete, Values: row.Values})
+		default:
+			return o.out.Emit(types.Row{Kind: types.UpdateAfter, Values: e.rows[len(e.rows)-1]})
+		}
+	}
+	return nil // a retraction of a row never seen (or expired) is ignored
+}
+
+func (o *materializeOp) Watermark(_ int, wm int64) error { return o.out.Watermark(wm) }
+
+func (o *materializeOp) Flush() error {
+	for _, key := range o.dirty {
+		e := o.cache[key]
+		if e == nil || !e.dirty {
+			continue
+		}
+		e.dirty = false
+		if len(e.rows) == 0 {
+			delete(o.cache, key)
+			if err := o.kv.Delete(o.ns, "rows", []byte(key)); err != nil {
+				return fmt.Errorf("checkpoint: %w", err)
+			}
+			continue
+		}
+		var b, rb []byte
+		for _, r := range e.rows {
+			rb = types.AppendRow(rb[:0], types.Row{Values: r})
+			b = binary.AppendUvarint(b, uint64(len(rb)))
+			b = append(b, rb...)
+		}
+		if err := o.kv.Put(o.ns, "rows", []byte(key), b); err != nil {
+			return fmt.Errorf("checkpoint: %w", err)
+		}
+	}
+	o.dirty = o.dirty[:0]
+	if o.maxKeys > 0 && len(o.cache) > o.maxKeys {
+		for k := range o.cache { // every entry is clean now
+			if len(o.cache) <= o.maxKeys/2 {
+				break
+			}
+			delete(o.cache, k)
+		}
+	}
+	return nil
+}
