@@ -183,7 +183,7 @@ func (p *Planner) planAggregate(s *ast.Select, f *frag, distinct bool) error {
 	}
 	// Pre-projection: keys, then arguments and filters.
 	if f.mode == jobgraph.Upsert {
-		f.normalize()
+		f.retract()
 		if f.mode == jobgraph.Upsert {
 			return errAt(s.Pos(), sqlerr.Unsupported, "Aggregating the upsert output of a table function is not supported yet").
 				WithHint("let the function emit a retract changelog (with UPDATE_BEFORE)")

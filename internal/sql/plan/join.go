@@ -79,7 +79,7 @@ func (p *Planner) planJoin(j *ast.Join, job *jobgraph.Job, where []ast.Expr) (*f
 	}
 	for _, side := range []*frag{l, r} {
 		if side.mode == jobgraph.Upsert {
-			side.normalize()
+			side.retract()
 			if side.mode == jobgraph.Upsert {
 				return nil, nil, errAt(j.JoinPos, sqlerr.Unsupported, "Joining the upsert output of a table function is not supported yet").
 					WithHint("let the function emit a retract changelog (with UPDATE_BEFORE)")

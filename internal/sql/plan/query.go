@@ -41,6 +41,24 @@ func (f *frag) addCalc(c jobgraph.Calc) {
 	})
 }
 
+// retract makes f a retract changelog for an operator that needs the
+// retractions (aggregate, join, set operation): an upsert input is
+// normalized at its source, any other upsert relation (a function's upsert
+// output) by a changelog normalize keyed by its upsert key.
+func (f *frag) retract() {
+	f.normalize()
+	if f.mode != jobgraph.Upsert || len(f.key) == 0 {
+		return
+	}
+	f.end = addNode(f.job, jobgraph.Node{
+		UID:    nextUID[*jobgraph.Normalize](f.job, "normalize/op"),
+		Inputs: []jobgraph.Edge{{From: f.end, Exchange: jobgraph.Hash, Keys: f.key}},
+		Op:     &jobgraph.Normalize{Key: f.key},
+		Out:    f.sc.schema(),
+	})
+	f.mode, f.ptf = jobgraph.Retract, nil
+}
+
 // normalize makes an upsert input deliver a retract changelog with full
 // deletes (a changelog normalize keyed by the primary key).
 func (f *frag) normalize() {

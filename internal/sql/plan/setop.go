@@ -46,7 +46,7 @@ func (p *Planner) planSetOp(n *ast.SetOp, job *jobgraph.Job) (*frag, error) {
 	mode := jobgraph.Append
 	for _, side := range []*frag{l, r} {
 		if side.mode == jobgraph.Upsert {
-			side.normalize()
+			side.retract()
 			if side.mode == jobgraph.Upsert {
 				return nil, errAt(n.OpPos, sqlerr.Unsupported, "UNION of the upsert output of a table function is not supported yet")
 			}
@@ -200,7 +200,7 @@ func (p *Planner) planIntersectExcept(n *ast.SetOp, l, r *frag, cols []column, a
 	tagged := append(append([]column(nil), named...), column{name: "$l", typ: types.BigInt.NonNull()}, column{name: "$r", typ: types.BigInt.NonNull()})
 	for k, side := range []*frag{l, r} {
 		if side.mode == jobgraph.Upsert {
-			side.normalize()
+			side.retract()
 			if side.mode == jobgraph.Upsert {
 				return nil, errAt(n.OpPos, sqlerr.Unsupported, "%s of the upsert output of a table function is not supported yet", n.Kind)
 			}

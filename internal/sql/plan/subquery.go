@@ -69,7 +69,7 @@ func (p *Planner) planSubqueryConds(f *frag, where []ast.Expr) ([]ast.Expr, erro
 func semiJoin(f, r *frag, lKeys, rKeys []expr.Expr, residual []ast.Expr, anti bool, pos sqlerr.Pos) error {
 	for _, side := range []*frag{f, r} {
 		if side.mode == jobgraph.Upsert {
-			side.normalize()
+			side.retract()
 			if side.mode == jobgraph.Upsert {
 				return errAt(pos, sqlerr.Unsupported, "A subquery over the upsert output of a table function is not supported yet")
 			}
@@ -268,7 +268,7 @@ func (p *Planner) planScalarSubqueries(f *frag, es ...ast.Expr) error {
 		}
 		for _, side := range []*frag{f, r} {
 			if side.mode == jobgraph.Upsert {
-				side.normalize()
+				side.retract()
 				if side.mode == jobgraph.Upsert {
 					return errAt(sq.Pos(), sqlerr.Unsupported, "A subquery over the upsert output of a table function is not supported yet")
 				}
