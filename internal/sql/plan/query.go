@@ -213,8 +213,11 @@ func (p *Planner) planSelect(s *ast.Select, job *jobgraph.Job) (*frag, error) {
 // limit stops the result after n rows. The job's Limit of 0 means no
 // limit, so LIMIT 0 filters every row out instead.
 func limit(f *frag, job *jobgraph.Job, n int64, pos sqlerr.Pos) error {
-	if f.mode != jobgraph.Append {
-		return errAt(pos, sqlerr.Unsupported, "LIMIT on an updating result (an aggregate, an outer join, an updating table) is not supported yet: it would cut the changelog, not the result")
+	if f.mode != jobgraph.Append && f.input < 0 {
+		// Reading a table keeps the earlier behaviour (the first n changes
+		// of its changelog); an updating result of an operator would be
+		// cut in the middle of its updates.
+		return errAt(pos, sqlerr.Unsupported, "LIMIT on an updating result (an aggregate, an outer join) is not supported yet: it would cut the changelog, not the result")
 	}
 	if n > 0 {
 		job.Limit = int(n)
