@@ -526,14 +526,7 @@ func (j *joinOp) Flush() error {
 	clear(j.dirty)
 	j.dirty = j.dirty[:0]
 	j.cur = nil
-	if j.maxKeys > 0 && len(j.cache) > j.maxKeys {
-		for k := range j.cache { // every entry is clean now
-			if len(j.cache) <= j.maxKeys/2 {
-				break
-			}
-			delete(j.cache, k)
-		}
-	}
+	evictClean(j.cache, j.maxKeys) // every entry is clean now
 	return nil
 }
 

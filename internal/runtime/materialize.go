@@ -131,13 +131,6 @@ func (o *materializeOp) Flush() error {
 		}
 	}
 	o.dirty = o.dirty[:0]
-	if o.maxKeys > 0 && len(o.cache) > o.maxKeys {
-		for k := range o.cache { // every entry is clean now
-			if len(o.cache) <= o.maxKeys/2 {
-				break
-			}
-			delete(o.cache, k)
-		}
-	}
+	evictClean(o.cache, o.maxKeys) // every entry is clean now
 	return nil
 }

@@ -112,14 +112,7 @@ func (n *normalizer) flush() error {
 		}
 	}
 	n.dirtyKeys = n.dirtyKeys[:0]
-	if n.maxKeys > 0 && len(n.cache) > n.maxKeys {
-		for k := range n.cache { // every entry is clean now
-			if len(n.cache) <= n.maxKeys/2 {
-				break
-			}
-			delete(n.cache, k)
-		}
-	}
+	evictClean(n.cache, n.maxKeys) // every entry is clean now
 	return nil
 }
 

@@ -82,3 +82,20 @@ func (m *minWatermark) advance(port int, wm int64) (int64, bool) {
 	}
 	return m.cur, false
 }
+
+// evictClean drops cached keys, in the map's (random) order, until at most
+// half of maxKeys remain, once more than maxKeys are cached (0: unbounded).
+// Operators call it right after writing their dirty keys at a checkpoint,
+// when every entry is clean: an evicted key is read back from the KV when
+// it returns.
+func evictClean[V any](cache map[string]V, maxKeys int) {
+	if maxKeys <= 0 || len(cache) <= maxKeys {
+		return
+	}
+	for k := range cache {
+		if len(cache) <= maxKeys/2 {
+			return
+		}
+		delete(cache, k)
+	}
+}

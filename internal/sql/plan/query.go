@@ -198,16 +198,21 @@ func (p *Planner) planSelect(s *ast.Select, job *jobgraph.Job) (*frag, error) {
 			return nil, errAt(s.Limit.Pos(), sqlerr.Unsupported, "LIMIT is supported only on the outermost SELECT of a query that returns rows yet, not in subqueries, table arguments or INSERT").
 				WithHint("filter the rows with WHERE instead")
 		}
-		v, err := bindExpr(s.Limit, &scope{})
-		if err == nil && v.Type().IsInteger() {
-			var lv types.Value
-			if lv, err = v.Eval(nil); err == nil && lv.Int() >= 0 {
-				return f, limit(f, job, lv.Int(), s.Limit.Pos())
-			}
-		}
-		return nil, errAt(s.Limit.Pos(), sqlerr.InvalidArgument, "LIMIT needs a non-negative integer literal")
+		return f, planLimit(f, job, s.Limit)
 	}
 	return f, nil
+}
+
+// planLimit binds LIMIT n (a non-negative integer literal) and applies it.
+func planLimit(f *frag, job *jobgraph.Job, e ast.Expr) error {
+	v, err := bindExpr(e, &scope{})
+	if err == nil && v.Type().IsInteger() {
+		var lv types.Value
+		if lv, err = v.Eval(nil); err == nil && lv.Int() >= 0 {
+			return limit(f, job, lv.Int(), e.Pos())
+		}
+	}
+	return errAt(e.Pos(), sqlerr.InvalidArgument, "LIMIT needs a non-negative integer literal")
 }
 
 // limit stops the result after n rows. The job's Limit of 0 means no

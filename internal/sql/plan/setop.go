@@ -76,14 +76,7 @@ func (p *Planner) planSetOp(n *ast.SetOp, job *jobgraph.Job) (*frag, error) {
 		if !allowLimit {
 			return nil, errAt(n.Limit.Pos(), sqlerr.Unsupported, "LIMIT is supported only on the outermost query that returns rows yet")
 		}
-		v, err := bindExpr(n.Limit, &scope{})
-		if err == nil && v.Type().IsInteger() {
-			var lv types.Value
-			if lv, err = v.Eval(nil); err == nil && lv.Int() >= 0 {
-				return f, limit(f, job, lv.Int(), n.Limit.Pos())
-			}
-		}
-		return nil, errAt(n.Limit.Pos(), sqlerr.InvalidArgument, "LIMIT needs a non-negative integer literal")
+		return f, planLimit(f, job, n.Limit)
 	}
 	return f, nil
 }
