@@ -32,6 +32,7 @@ var allowed = map[string][]string{
 	"internal/sql/ast":           {"types", "internal/sqlerr"},
 	"internal/sql/parser":        {"internal/sql/ast", "types", "internal/sqlerr"},
 	"internal/sql/plan":          {"internal/sql/ast", "internal/sql/parser", "internal/catalog", "internal/jobgraph", "internal/expr", "internal/connector/datagen", "internal/connector/kafka", "ptf", "types", "internal/sqlerr"},
+	"internal/sql/opt":           {"internal/sql/plan", "internal/jobgraph", "internal/expr", "ptf", "types", "internal/sqlerr"},
 	"internal/engine":            {"*"},
 	"internal/statement":         {"*"},
 	"internal/server":            {"api/v1", "internal/statement", "internal/engine", "internal/runtime", "internal/store", "internal/sqlerr", "ptf"},

@@ -1,0 +1,161 @@
+package opt_test
+
+import (
+	"fmt"
+	"sort"
+	"strings"
+	"testing"
+
+	"github.com/cockroachdb/datadriven"
+	"github.com/eddy-sql/eddy/examples"
+	"github.com/eddy-sql/eddy/internal/catalog"
+	"github.com/eddy-sql/eddy/internal/jobgraph"
+	"github.com/eddy-sql/eddy/internal/sql/ast"
+	"github.com/eddy-sql/eddy/internal/sql/parser"
+	"github.com/eddy-sql/eddy/internal/sql/plan"
+	"github.com/eddy-sql/eddy/internal/sqlerr"
+	"github.com/eddy-sql/eddy/ptf"
+	"github.com/stretchr/testify/require"
+)
+
+// harness plans statements against an in-memory catalog. Commands:
+//
+//	exec   run DDL (CREATE TABLE, CREATE VIEW, CREATE FUNCTION) and SET
+//	uids   plan one query or INSERT and print the uid and operator of
+//	       every stateful node of its job, sorted by uid
+type harness struct {
+	cat  *catalog.Catalog
+	reg  *ptf.Registry
+	sess *plan.Session
+}
+
+func newHarness(t *testing.T) *harness {
+	cat, err := catalog.Open(nil, "")
+	require.NoError(t, err)
+	reg := ptf.NewRegistry()
+	require.NoError(t, examples.Register(reg))
+	return &harness{cat: cat, reg: reg, sess: &plan.Session{Catalog: catalog.DefaultCatalog, Database: catalog.DefaultDatabase, Config: map[string]string{}}}
+}
+
+func (h *harness) planner() *plan.Planner {
+	return &plan.Planner{Catalog: h.cat, Registry: h.reg, Session: h.sess}
+}
+
+func (h *harness) run(t *testing.T, d *datadriven.TestData) string {
+	switch d.Cmd {
+	case "exec":
+		stmts, err := parser.ParseScript(d.Input)
+		if err != nil {
+			return errString(err)
+		}
+		var out []string
+		for _, st := range stmts {
+			if err := h.exec(st); err != nil {
+				out = append(out, errString(err))
+				break
+			}
+			out = append(out, "ok")
+		}
+		return strings.Join(out, "\n") + "\n"
+	case "uids":
+		job, err := h.plan(d.Input)
+		if err != nil {
+			return errString(err)
+		}
+		return uids(job)
+	}
+	t.Fatalf("unknown command %s", d.Cmd)
+	return ""
+}
+
+// exec runs one DDL or SET statement.
+func (h *harness) exec(st ast.Statement) error {
+	p := h.planner()
+	switch s := st.(type) {
+	case *ast.CreateTable:
+		t, err := p.TableFromDDL(s, nil)
+		if err != nil {
+			return err
+		}
+		t.Log = t.FullName()
+		return h.cat.CreateTable(t)
+	case *ast.CreateView:
+		q, err := p.PlanSelect(s.Query)
+		if err != nil {
+			return err
+		}
+		t := &catalog.Table{Catalog: h.sess.Catalog, Database: h.sess.Database, Name: s.Name.Last().Name, View: ast.Format(s.Query)}
+		for i, f := range q.Schema.Fields {
+			name := f.Name
+			if len(s.Columns) > 0 {
+				name = s.Columns[i].Name
+			}
+			t.Columns = append(t.Columns, catalog.Column{Name: name, Type: catalog.Type{Type: f.Type}})
+		}
+		return h.cat.CreateTable(t)
+	case *ast.CreateFunction:
+		return h.cat.CreateFunction(&catalog.Function{Catalog: h.sess.Catalog, Database: h.sess.Database, Name: s.Name.Last().Name, ID: s.Identifier.Value})
+	case *ast.Set:
+		h.sess.Config[s.Key.Value] = s.Value.Value
+		return nil
+	}
+	return fmt.Errorf("the harness cannot run %T", st)
+}
+
+// plan plans a query or an INSERT into its job.
+func (h *harness) plan(src string) (*jobgraph.Job, error) {
+	st, err := parser.ParseStatement(src)
+	if err != nil {
+		return nil, err
+	}
+	p := h.planner()
+	switch s := st.(type) {
+	case ast.Query:
+		q, err := p.PlanSelect(s)
+		if err != nil {
+			return nil, err
+		}
+		return q.Job, nil
+	case *ast.Insert:
+		t, err := p.ResolveTable(s.Table)
+		if err != nil {
+			return nil, err
+		}
+		q, err := p.PlanInsert(t, s.Columns, s.Query, s.Query.Pos())
+		if err != nil {
+			return nil, err
+		}
+		return q.Job, nil
+	}
+	return nil, fmt.Errorf("the harness cannot plan %T", st)
+}
+
+// uids lists the stateful nodes of a job by uid.
+func uids(job *jobgraph.Job) string {
+	var lines []string
+	for _, n := range job.Nodes {
+		switch n.Op.(type) {
+		case *jobgraph.Calc, *jobgraph.Union, *jobgraph.Values:
+			continue
+		}
+		lines = append(lines, fmt.Sprintf("%s %s", n.UID, strings.TrimPrefix(fmt.Sprintf("%T", n.Op), "*jobgraph.")))
+	}
+	sort.Strings(lines)
+	if len(lines) == 0 {
+		return "(no stateful operators)\n"
+	}
+	return strings.Join(lines, "\n") + "\n"
+}
+
+func errString(err error) string {
+	if se, ok := err.(*sqlerr.Error); ok {
+		return fmt.Sprintf("error (%s) at %s: %s\n", se.Code, se.Pos, se.Message)
+	}
+	return "error: " + err.Error() + "\n"
+}
+
+func TestUIDs(t *testing.T) {
+	datadriven.Walk(t, "testdata/uids", func(t *testing.T, path string) {
+		datadriven.RunTest(t, path, newHarness(t).run)
+	})
+}
