@@ -103,7 +103,7 @@ func (e *Engine) Run(ctx context.Context, sql string, opts RunOptions) (*Outcome
 	defer func() { e.sess, e.run = saved, nil }()
 	if opts.DryRun {
 		if q, isQuery := stmt.(ast.Query); isQuery {
-			p, err := e.planner().PlanSelect(q)
+			p, err := planSelect(e.planner(), q)
 			if err != nil {
 				return nil, err
 			}
@@ -132,18 +132,18 @@ func (e *Engine) dryRun(stmt ast.Statement) error {
 		if _, isValues := s.Query.(*ast.Values); isValues {
 			return nil
 		}
-		e.run.plan, err = p.PlanInsert(t, s.Columns, s.Query, s.Query.Pos())
+		e.run.plan, err = planInsert(p, t, s.Columns, s.Query, s.Query.Pos())
 		return err
 	case *ast.CreateTable:
 		if s.Query == nil {
 			return nil
 		}
 		if t, err := p.ResolveTable(s.Name); err == nil {
-			e.run.plan, err = p.PlanInsert(t, nil, s.Query, s.Query.Pos())
+			e.run.plan, err = planInsert(p, t, nil, s.Query, s.Query.Pos())
 			return err
 		}
 		var err error
-		e.run.plan, err = p.PlanSelect(s.Query)
+		e.run.plan, err = planSelect(p, s.Query)
 		return err
 	}
 	return nil

@@ -281,7 +281,7 @@ func (e *Engine) explain(s *ast.Explain) (*cli.Result, error) {
 	var job *jobgraph.Job
 	switch st := s.Statement.(type) {
 	case ast.Query:
-		q, err := p.PlanSelect(st)
+		q, err := planSelect(p, st)
 		if err != nil {
 			return nil, err
 		}
@@ -294,7 +294,7 @@ func (e *Engine) explain(s *ast.Explain) (*cli.Result, error) {
 		if _, isValues := st.Query.(*ast.Values); isValues {
 			return &cli.Result{Message: "\nValues -> Sink(" + t.FullName() + ")"}, nil
 		}
-		q, err := p.PlanInsert(t, st.Columns, st.Query, st.Query.Pos())
+		q, err := planInsert(p, t, st.Columns, st.Query, st.Query.Pos())
 		if err != nil {
 			return nil, err
 		}

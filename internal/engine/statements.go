@@ -23,7 +23,7 @@ func (e *Engine) createTable(ctx context.Context, s *ast.CreateTable) (*cli.Resu
 	var schema *types.Schema
 	if s.Query != nil {
 		var err error
-		if q, err = p.PlanSelect(s.Query); err != nil {
+		if q, err = planSelect(p, s.Query); err != nil {
 			return nil, err
 		}
 		schema = q.Schema
@@ -79,7 +79,7 @@ func (e *Engine) createTable(ctx context.Context, s *ast.CreateTable) (*cli.Resu
 		}
 		return ok()
 	}
-	ins, err := p.PlanInsert(t, nil, s.Query, s.Query.Pos())
+	ins, err := planInsert(p, t, nil, s.Query, s.Query.Pos())
 	if err != nil {
 		_ = e.cat.DropTable(t.Catalog, t.Database, t.Name)
 		if t.Log != "" {
@@ -108,7 +108,7 @@ func (e *Engine) existingTable(ctx context.Context, p *plan.Planner, s *ast.Crea
 	// that restarts.
 	legacy := existing.Owner == "" && e.run != nil && e.run.resume
 	if s.Query != nil && e.run != nil && e.run.name != "" && (existing.Owner == "statement "+e.run.name || legacy) {
-		ins, err := p.PlanInsert(existing, nil, s.Query, s.Query.Pos())
+		ins, err := planInsert(p, existing, nil, s.Query, s.Query.Pos())
 		if err != nil {
 			return nil, err
 		}
@@ -191,7 +191,7 @@ func (e *Engine) insert(ctx context.Context, s *ast.Insert) (*cli.Result, error)
 		}
 		return &cli.Result{Message: fmt.Sprintf("Inserted %d rows into %s.", len(rows), t.Name)}, nil
 	}
-	q, err := p.PlanInsert(t, s.Columns, s.Query, s.Query.Pos())
+	q, err := planInsert(p, t, s.Columns, s.Query, s.Query.Pos())
 	if err != nil {
 		return nil, err
 	}
@@ -203,7 +203,7 @@ func (e *Engine) insert(ctx context.Context, s *ast.Insert) (*cli.Result, error)
 
 func (e *Engine) query(ctx context.Context, q ast.Query, interactive bool) (*cli.Result, error) {
 	p := e.planner()
-	qp, err := p.PlanSelect(q)
+	qp, err := planSelect(p, q)
 	if err != nil {
 		return nil, err
 	}

@@ -14,7 +14,7 @@ import (
 // canonical SQL, and its columns. Temporary views live in the session.
 func (e *Engine) createView(s *ast.CreateView) (*cli.Result, error) {
 	p := e.planner()
-	q, err := p.PlanSelect(s.Query)
+	q, err := planSelect(p, s.Query)
 	if err != nil {
 		return nil, err
 	}

@@ -11,6 +11,7 @@ import (
 	"github.com/eddy-sql/eddy/internal/catalog"
 	"github.com/eddy-sql/eddy/internal/jobgraph"
 	"github.com/eddy-sql/eddy/internal/sql/ast"
+	"github.com/eddy-sql/eddy/internal/sql/opt"
 	"github.com/eddy-sql/eddy/internal/sql/parser"
 	"github.com/eddy-sql/eddy/internal/sql/plan"
 	"github.com/eddy-sql/eddy/internal/sqlerr"
@@ -80,7 +81,11 @@ func (h *harness) exec(st ast.Statement) error {
 		t.Log = t.FullName()
 		return h.cat.CreateTable(t)
 	case *ast.CreateView:
-		q, err := p.PlanSelect(s.Query)
+		b, err := p.BindSelect(s.Query)
+		if err != nil {
+			return err
+		}
+		q, err := opt.Optimize(b)
 		if err != nil {
 			return err
 		}
@@ -111,7 +116,11 @@ func (h *harness) plan(src string) (*jobgraph.Job, error) {
 	p := h.planner()
 	switch s := st.(type) {
 	case ast.Query:
-		q, err := p.PlanSelect(s)
+		b, err := p.BindSelect(s)
+		if err != nil {
+			return nil, err
+		}
+		q, err := opt.Optimize(b)
 		if err != nil {
 			return nil, err
 		}
@@ -121,7 +130,11 @@ func (h *harness) plan(src string) (*jobgraph.Job, error) {
 		if err != nil {
 			return nil, err
 		}
-		q, err := p.PlanInsert(t, s.Columns, s.Query, s.Query.Pos())
+		b, err := p.BindInsert(t, s.Columns, s.Query, s.Query.Pos())
+		if err != nil {
+			return nil, err
+		}
+		q, err := opt.Optimize(b)
 		if err != nil {
 			return nil, err
 		}

@@ -182,15 +182,8 @@ func (p *Planner) planAggregate(s *ast.Select, f *frag, distinct bool) error {
 		return bindErr
 	}
 	// Pre-projection: keys, then arguments and filters.
-	if f.mode == jobgraph.Upsert {
-		f.retract()
-		if f.mode == jobgraph.Upsert {
-			return errAt(s.Pos(), sqlerr.Unsupported, "Aggregating the upsert output of a table function is not supported yet").
-				WithHint("let the function emit a retract changelog (with UPDATE_BEFORE)")
-		}
-	}
 	f.sc = &scope{cols: preCols}
-	f.addCalc(jobgraph.Calc{Project: pre})
+	f.addCalc(Calc{Project: pre, Prepares: true})
 	keys := make([]int, nKeys)
 	for i := range keys {
 		keys[i] = i
@@ -200,18 +193,21 @@ func (p *Planner) planAggregate(s *ast.Select, f *frag, distinct bool) error {
 		return err
 	}
 	if setsOf != nil || len(groupingCalls) > 0 {
-		return p.planGroupingSets(f, keyCols, callCols, calls, setsOf, groupingCalls, subst, in, ttl)
+		return p.planGroupingSets(f, keyCols, callCols, calls, setsOf, groupingCalls, subst, in, ttl, s.Pos())
 	}
 	out := &scope{cols: append(append([]column(nil), keyCols...), callCols...), subst: subst, grouped: in}
-	uid := nextUID[*jobgraph.Aggregate](f.job, "agg")
-	f.end = addNode(f.job, jobgraph.Node{
-		UID:    uid,
-		Inputs: []jobgraph.Edge{{From: f.end, Exchange: jobgraph.Hash, Keys: keys}},
-		Op:     &jobgraph.Aggregate{Keys: keys, Calls: calls, StateTTL: ttl},
-		Out:    out.schema(),
-	})
-	f.sc, f.mode, f.key, f.input, f.timeAttrs, f.ptf = out, jobgraph.Retract, keys, -1, map[int]bool{}, nil
+	f.rel = &Aggregate{In: f.rel, Keys: keys, Calls: calls, StateTTL: ttl, UID: f.st.aggUID(), Cols: plainColumns(out), Pos: s.Pos()}
+	f.sc = out
 	return nil
+}
+
+// plainColumns returns the columns of a scope, none a time attribute.
+func plainColumns(sc *scope) []Column {
+	cols := make([]Column, len(sc.cols))
+	for i, c := range sc.cols {
+		cols[i] = Column{Name: c.name, Type: c.typ}
+	}
+	return cols
 }
 
 // bindAggCall binds one aggregate call: its arguments (and FILTER) are
@@ -420,7 +416,7 @@ func expandGrouping(items []ast.Expr) (exprs []ast.Expr, sets [][]int, err error
 // the GROUPING() calls, then a union of them. Each set is a group of its
 // own in state, as in Flink.
 func (p *Planner) planGroupingSets(f *frag, keyCols, callCols []column, calls []jobgraph.AggCall, sets [][]int,
-	groupingCalls []*ast.FuncCall, subst map[string]int, in *scope, ttl int64) error {
+	groupingCalls []*ast.FuncCall, subst map[string]int, in *scope, ttl int64, pos sqlerr.Pos) error {
 	if sets == nil {
 		all := make([]int, len(keyCols))
 		for i := range all {
@@ -451,8 +447,8 @@ func (p *Planner) planGroupingSets(f *frag, keyCols, callCols []column, calls []
 		subst[ast.Format(gc)] = len(outCols)
 		outCols = append(outCols, column{name: fmt.Sprintf("$grouping%d", gi), typ: types.BigInt.NonNull()})
 	}
-	pre := f.end
-	var edges []jobgraph.Edge
+	pre := f.rel
+	var edges []Rel
 	for _, set := range sets {
 		inSet := map[int]int{} // group column -> position in the set's output
 		var keys []int
@@ -467,12 +463,7 @@ func (p *Planner) planGroupingSets(f *frag, keyCols, callCols []column, calls []
 			aggOut = append(aggOut, keyCols[k])
 		}
 		aggOut = append(aggOut, callCols...)
-		agg := addNode(f.job, jobgraph.Node{
-			UID:    nextUID[*jobgraph.Aggregate](f.job, "agg"),
-			Inputs: []jobgraph.Edge{{From: pre, Exchange: jobgraph.Hash, Keys: keys}},
-			Op:     &jobgraph.Aggregate{Keys: keys, Calls: calls, StateTTL: ttl},
-			Out:    (&scope{cols: aggOut}).schema(),
-		})
+		agg := &Aggregate{In: pre, Keys: keys, Calls: calls, StateTTL: ttl, UID: f.st.aggUID(), Cols: plainColumns(&scope{cols: aggOut}), Pos: pos}
 		var proj []expr.Expr
 		for k, c := range keyCols {
 			var x expr.Expr
@@ -511,20 +502,14 @@ func (p *Planner) planGroupingSets(f *frag, keyCols, callCols []column, calls []
 			}
 			proj = append(proj, x)
 		}
-		calc := addNode(f.job, jobgraph.Node{
-			UID:    fmt.Sprintf("calc/%d", len(f.job.Nodes)),
-			Inputs: []jobgraph.Edge{{From: agg}},
-			Op:     &jobgraph.Calc{Project: proj},
-			Out:    (&scope{cols: outCols}).schema(),
-		})
-		edges = append(edges, jobgraph.Edge{From: calc})
+		edges = append(edges, &Calc{In: agg, Project: proj, Cols: plainColumns(&scope{cols: outCols})})
 	}
 	out := &scope{cols: outCols, subst: subst, grouped: in}
 	if len(edges) == 1 {
-		f.end = edges[0].From
+		f.rel = edges[0]
 	} else {
-		f.end = addNode(f.job, jobgraph.Node{UID: fmt.Sprintf("union/%d", len(f.job.Nodes)), Inputs: edges, Op: &jobgraph.Union{}, Out: out.schema()})
+		f.rel = &Union{Ins: edges, Cols: plainColumns(out)}
 	}
-	f.sc, f.mode, f.key, f.input, f.timeAttrs, f.ptf = out, jobgraph.Retract, nil, -1, map[int]bool{}, nil
+	f.sc = out
 	return nil
 }

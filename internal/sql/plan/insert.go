@@ -145,9 +145,9 @@ func requiredFor(t *catalog.Table) ptf.ChangelogMode {
 	return ptf.InsertOnly()
 }
 
-// PlanInsert plans INSERT INTO t [(cols)] query (also the insert of CREATE
-// TABLE AS SELECT).
-func (p *Planner) PlanInsert(t *catalog.Table, cols []*ast.Ident, q ast.Query, pos sqlerr.Pos) (*QueryPlan, error) {
+// BindInsert binds INSERT INTO t [(cols)] query (also the insert of
+// CREATE TABLE AS SELECT).
+func (p *Planner) BindInsert(t *catalog.Table, cols []*ast.Ident, q ast.Query, pos sqlerr.Pos) (*Bound, error) {
 	var ext *kafka.Sink
 	switch c := t.Connector(); {
 	case c == "":
@@ -166,8 +166,8 @@ func (p *Planner) PlanInsert(t *catalog.Table, cols []*ast.Ident, q ast.Query, p
 	}
 	p.required = requiredFor(t)
 	p.allowLimit = false
-	job := &jobgraph.Job{Parallelism: 1}
-	f, err := p.planQuery(q, job)
+	st := newStmt()
+	f, err := p.planQuery(q, st)
 	if err != nil {
 		return nil, err
 	}
@@ -181,9 +181,7 @@ func (p *Planner) PlanInsert(t *catalog.Table, cols []*ast.Ident, q ast.Query, p
 	for _, k := range t.PrimaryKey {
 		pk = append(pk, phys.Index(k))
 	}
-	if err := checkSinkMode(t, f, target, pk, sinkMode, q.Pos()); err != nil {
-		return nil, err
-	}
+	sink := &Sink{In: f.rel, Name: t.Name, Target: target, PK: slices.Clone(pk), PKNames: t.PrimaryKey, Pos: q.Pos()}
 	length, notNull, err := p.sinkEnforcers()
 	if err != nil {
 		return nil, err
@@ -233,40 +231,22 @@ func (p *Planner) PlanInsert(t *catalog.Table, cols []*ast.Ident, q ast.Query, p
 			}
 		}
 	}
-	switch {
-	case !identity:
-		f.sc = scopeOf(phys, "")
-		f.addCalc(jobgraph.Calc{Filter: filter, Project: proj})
-	case filter != nil:
-		f.addCalc(jobgraph.Calc{Filter: filter})
+	sink.EnforceFilter = filter
+	if !identity {
+		sink.EnforceProject = proj
 	}
-	if sinkMode == jobgraph.Upsert && f.mode == jobgraph.Retract && len(pk) > 0 && !upsertKeyIsPK(f, target, pk) {
-		// The query updates by another key than the sink's primary key
-		// (or by none): materialize per primary key, as Flink's
-		// SinkUpsertMaterializer does (table.exec.sink.upsert-materialize
-		// AUTO).
-		f.end = addNode(job, jobgraph.Node{
-			UID:    "materialize/0",
-			Inputs: []jobgraph.Edge{{From: f.end, Exchange: jobgraph.Hash, Keys: pk}},
-			Op:     &jobgraph.Materialize{Key: pk},
-			Out:    phys,
-		})
-		f.mode = jobgraph.Upsert
-	}
-	finish(job, f.end)
 	var bucket []int
 	for _, k := range t.BucketKey() {
 		bucket = append(bucket, phys.Index(k))
 	}
-	job.Sink = jobgraph.Sink{
+	sink.Spec = jobgraph.Sink{
 		Kind: jobgraph.LogSink, Table: t.FullName(), Log: t.Log, Partitions: t.Buckets(),
 		Mode: sinkMode, Key: pk, Bucket: bucket, Schema: phys,
 	}
 	if ext != nil {
-		job.Sink.Kind, job.Sink.Log, job.Sink.External = jobgraph.ExternalSink, "", ext
+		sink.Spec.Kind, sink.Spec.Log, sink.Spec.External = jobgraph.ExternalSink, "", ext
 	}
-	job.Mode, job.UpsertKey = f.mode, pk
-	return &QueryPlan{Job: job, Schema: phys, Mode: f.mode, Key: pk, Changelog: changelogOf(f)}, nil
+	return p.bound(st, sink), nil
 }
 
 // itemPos returns the position of the expression of the i-th column of q,
@@ -283,69 +263,4 @@ func itemPos(q ast.Query, i int) sqlerr.Pos {
 		}
 	}
 	return s.Items[i].Expr.Pos()
-}
-
-// checkSinkMode verifies that the query's changelog fits the sink table.
-func checkSinkMode(t *catalog.Table, f *frag, target, pk []int, sink jobgraph.Mode, pos sqlerr.Pos) error {
-	switch {
-	case f.mode == jobgraph.Upsert && sink == jobgraph.Retract && f.input < 0:
-		// A function's upsert output cannot be turned into a retract
-		// changelog (there is no changelog normalize after a call).
-		return errAt(pos, sqlerr.ChangelogMismatch, "There is a changelog mismatch between two operators. One produces an upsert changelog (UPDATE_AFTER without UPDATE_BEFORE): %s %s. The other requires a retract changelog: table sink '%s' ('changelog.mode' = 'retract')",
-			changelogOf(f).Name(), changelogOf(f), t.Name).
-			WithHint("declare PRIMARY KEY (%s) NOT ENFORCED on %s so it becomes an upsert table, or let the function answer a required UPDATE_BEFORE with a retract changelog", keyNames(f), t.Name)
-	case f.mode == jobgraph.Append || sink == jobgraph.Retract:
-		if f.mode == jobgraph.Upsert {
-			f.normalize()
-		}
-		return nil
-	case sink == jobgraph.Append:
-		if f.mode == jobgraph.Upsert && f.input >= 0 {
-			return errAt(pos, sqlerr.ChangelogMismatch, "Table sink '%s' is append-only, but the query reads an updating table", t.Name).
-				WithHint("declare a PRIMARY KEY on %s so it becomes an upsert table, or set 'changelog.mode' = 'retract'", t.Name)
-		}
-		what := "a retract changelog"
-		if f.mode == jobgraph.Upsert {
-			what = "an upsert changelog (UPDATE_AFTER without UPDATE_BEFORE)"
-		}
-		cl := changelogOf(f)
-		return errAt(pos, sqlerr.ChangelogMismatch, "There is a changelog mismatch: the query produces %s, mode %s %s, but table sink '%s' is append-only and requires an insert-only changelog", what, cl.Name(), cl, t.Name).
-			WithHint("declare PRIMARY KEY (%s) NOT ENFORCED on %s so it becomes an upsert table", keyNames(f), t.Name)
-	}
-	// upsert sink
-	if f.mode == jobgraph.Upsert {
-		var mapped []int
-		for _, k := range f.key {
-			mapped = append(mapped, target[k])
-		}
-		if !sameColumns(mapped, pk) {
-			return errAt(pos, sqlerr.ChangelogMismatch, "The upsert key of the query (%s) does not match the primary key of '%s' (%s)", keyNames(f), t.Name, strings.Join(t.PrimaryKey, ", ")).
-				WithHint("the primary key of the sink must equal the PARTITION BY key of the function that emits upserts")
-		}
-	}
-	return nil
-}
-
-func keyNames(f *frag) string {
-	var names []string
-	for _, k := range f.key {
-		names = append(names, f.sc.cols[k].name)
-	}
-	if len(names) == 0 {
-		return "key"
-	}
-	return strings.Join(names, ", ")
-}
-
-// upsertKeyIsPK reports whether the query's upsert key, mapped to the sink
-// columns, is the sink's primary key.
-func upsertKeyIsPK(f *frag, target, pk []int) bool {
-	if len(f.key) == 0 {
-		return false
-	}
-	var mapped []int
-	for _, k := range f.key {
-		mapped = append(mapped, target[k])
-	}
-	return sameColumns(mapped, pk)
 }

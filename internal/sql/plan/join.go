@@ -61,30 +61,21 @@ func refsWithin(e ast.Expr, sc *scope, needCol bool) bool {
 // For inner and comma joins, where holds the conjuncts of WHERE: those
 // that are equalities between the two sides become join keys too (the
 // filter is pushed into the join); the others are returned.
-func (p *Planner) planJoin(j *ast.Join, job *jobgraph.Job, where []ast.Expr) (*frag, []ast.Expr, error) {
+func (p *Planner) planJoin(j *ast.Join, st *stmt, where []ast.Expr) (*frag, []ast.Expr, error) {
 	inner := j.Type == ast.InnerJoin || j.Type == ast.CommaJoin || j.Type == ast.CrossJoin
 	var l *frag
 	var err error
 	if lj, ok := j.Left.(*ast.Join); ok && inner {
-		l, where, err = p.planJoin(lj, job, where)
+		l, where, err = p.planJoin(lj, st, where)
 	} else {
-		l, err = p.planFrom(j.Left, job)
+		l, err = p.planFrom(j.Left, st)
 	}
 	if err != nil {
 		return nil, nil, err
 	}
-	r, err := p.planFrom(j.Right, job)
+	r, err := p.planFrom(j.Right, st)
 	if err != nil {
 		return nil, nil, err
-	}
-	for _, side := range []*frag{l, r} {
-		if side.mode == jobgraph.Upsert {
-			side.retract()
-			if side.mode == jobgraph.Upsert {
-				return nil, nil, errAt(j.JoinPos, sqlerr.Unsupported, "Joining the upsert output of a table function is not supported yet").
-					WithHint("let the function emit a retract changelog (with UPDATE_BEFORE)")
-			}
-		}
 	}
 	combined := &scope{cols: append(append([]column(nil), l.sc.cols...), r.sc.cols...)}
 	conds := conjuncts(j.On)
@@ -132,7 +123,7 @@ func (p *Planner) planJoin(j *ast.Join, job *jobgraph.Job, where []ast.Expr) (*f
 		return nil, nil, err
 	}
 	ext := &scope{cols: append(append([]column(nil), l.sc.cols...), r.sc.cols...)}
-	spec := &jobgraph.Join{Kind: joinKind(j.Type), LeftKeys: lPos, RightKeys: rPos, NullSafe: make([]bool, len(lPos)), Left: l.sc.schema(), Right: r.sc.schema()}
+	jn := &Join{Left: l.rel, Right: r.rel, Kind: joinKind(j.Type), LeftKeys: lPos, RightKeys: rPos, NullSafe: make([]bool, len(lPos)), Pos: j.JoinPos}
 	if len(residual) > 0 {
 		// Appended key columns come after each side's own ($keyN: they
 		// cannot be named).
@@ -143,13 +134,13 @@ func (p *Planner) planJoin(j *ast.Join, job *jobgraph.Job, where []ast.Expr) (*f
 		if x.Type().ID != types.TypeBoolean && x.Type().ID != types.TypeNull {
 			return nil, nil, errAt(residual[0].Pos(), sqlerr.TypeMismatch, "The join condition must be BOOLEAN, but %s has type %s", ast.Format(andAll(residual)), x.Type())
 		}
-		spec.Residual = x
+		jn.Residual = x
 	}
-	if spec.StateTTL, err = p.stateTTL(); err != nil {
+	if jn.StateTTL, err = p.stateTTL(); err != nil {
 		return nil, nil, err
 	}
 	out := ext.cols
-	switch spec.Kind {
+	switch jn.Kind {
 	case jobgraph.LeftJoin:
 		nullable(out[len(l.sc.cols):])
 	case jobgraph.RightJoin:
@@ -157,20 +148,10 @@ func (p *Planner) planJoin(j *ast.Join, job *jobgraph.Job, where []ast.Expr) (*f
 	case jobgraph.FullJoin:
 		nullable(out)
 	}
-	uid := nextUID[*jobgraph.Join](job, "join")
-	f := &frag{job: job, input: -1, sc: &scope{cols: out}, mode: jobgraph.Retract, timeAttrs: map[int]bool{}}
-	if spec.Kind == jobgraph.InnerJoin && l.mode == jobgraph.Append && r.mode == jobgraph.Append {
-		f.mode = jobgraph.Append
-	}
-	f.end = addNode(job, jobgraph.Node{
-		UID: uid,
-		Inputs: []jobgraph.Edge{
-			{From: l.end, Exchange: jobgraph.Hash, Keys: lPos},
-			{From: r.end, Exchange: jobgraph.Hash, Keys: rPos},
-		},
-		Op:  spec,
-		Out: f.sc.schema(),
-	})
+	jn.UID = st.joinUID()
+	f := &frag{st: st, sc: &scope{cols: out}}
+	jn.Cols = plainColumns(f.sc)
+	f.rel = jn
 	if lExtra > 0 || rExtra > 0 {
 		// Drop the appended key columns.
 		nl := len(l.sc.cols) - lExtra
@@ -187,7 +168,7 @@ func (p *Planner) planJoin(j *ast.Join, job *jobgraph.Job, where []ast.Expr) (*f
 			proj, cols = append(proj, x), append(cols, c)
 		}
 		f.sc = &scope{cols: cols}
-		f.addCalc(jobgraph.Calc{Project: proj})
+		f.addCalc(Calc{Project: proj})
 	}
 	return f, rest, nil
 }
@@ -220,7 +201,7 @@ func keyColumns(f *frag, keys []expr.Expr) (pos []int, extra int, err error) {
 		all = append(all, x)
 	}
 	f.sc = &scope{cols: cols}
-	f.addCalc(jobgraph.Calc{Project: append(all, proj...)})
+	f.addCalc(Calc{Project: append(all, proj...), Prepares: true})
 	return pos, extra, nil
 }
 

@@ -24,6 +24,10 @@ type Session struct {
 	Database string
 	// Config holds SET options.
 	Config map[string]string
+	// PlanVersion is the plan version statements are planned with (see
+	// LatestPlan); 0 plans with the latest. A resumed durable statement
+	// keeps the version it was created with.
+	PlanVersion int
 }
 
 // Planner plans statements of one session. It is not safe for concurrent

@@ -363,22 +363,6 @@ func (c *ptfCall) bindTable(a ptf.Arg, arg callArg) (jobgraph.PTFTable, error) {
 	return t, nil
 }
 
-// changelogOf returns the exact changelog of a relation: the mode the
-// last function call produces for a call's output, else that of its mode
-// (upsert tables may have key-only deletes).
-func changelogOf(f *frag) ptf.ChangelogMode {
-	if f.ptf != nil {
-		return f.ptf.Produced
-	}
-	switch f.mode {
-	case jobgraph.Upsert:
-		return ptf.Upsert()
-	case jobgraph.Retract:
-		return ptf.Retract()
-	}
-	return ptf.InsertOnly()
-}
-
 // bindOrderBy resolves the ORDER BY items of a set-semantic table with
 // Flink's checks (reference §10): known columns, no duplicates, and a first
 // column that is a TIMESTAMP or TIMESTAMP_LTZ (precision up to 3) sorted
@@ -711,12 +695,4 @@ func hasSetSemantics(d *ptf.Definition) bool {
 		}
 	}
 	return false
-}
-
-// ptfName names the function whose output f is, for messages.
-func ptfName(f *frag) string {
-	if f.ptf != nil {
-		return f.ptf.Name
-	}
-	return "?"
 }

@@ -13,98 +13,116 @@ import (
 	"github.com/eddy-sql/eddy/types"
 )
 
-// frag is a relation under construction: the rows of endpoint end of the
-// job's DAG (a node, or jobgraph.Source(i) for input i).
+// frag is a relation under construction: a node of the logical plan and
+// the scope naming its columns.
 type frag struct {
-	job *jobgraph.Job
-	end int
-	// input is the job input the rows come from through stateless calcs
-	// only (so the input can still be normalized), or -1.
-	input int
-	// ptf is the function call whose output the relation is (through
-	// calcs only), or nil: its exact changelog mode is known.
-	ptf       *jobgraph.PTF
-	sc        *scope
-	mode      jobgraph.Mode
-	key       []int
-	timeAttrs map[int]bool
+	st  *stmt
+	rel Rel
+	sc  *scope
+}
+
+// changelog derives the relation's changelog.
+func (f *frag) changelog() Changelog { return ChangelogOf(f.rel) }
+
+// timeAttrs returns the positions of the relation's time attributes.
+func (f *frag) timeAttrs() map[int]bool {
+	out := map[int]bool{}
+	for i, c := range f.rel.Columns() {
+		if c.Time != NotTime {
+			out[i] = true
+		}
+	}
+	return out
 }
 
 // addCalc adds a calc after the relation; f.sc must already describe its
-// output.
-func (f *frag) addCalc(c jobgraph.Calc) {
-	f.end = addNode(f.job, jobgraph.Node{
-		UID:    fmt.Sprintf("calc/%d", len(f.job.Nodes)),
-		Inputs: []jobgraph.Edge{{From: f.end}},
-		Op:     &c,
-		Out:    f.sc.schema(),
-	})
+// output. It returns the calc, for its positions.
+func (f *frag) addCalc(c Calc) *Calc {
+	c.In = f.rel
+	c.Cols = calcColumns(f.rel.Columns(), c.Project, f.sc)
+	f.rel = &c
+	return &c
 }
 
-// retract makes f a retract changelog for an operator that needs the
-// retractions (aggregate, join, set operation): an upsert input is
-// normalized at its source, any other upsert relation (a function's upsert
-// output) by a changelog normalize keyed by its upsert key.
-func (f *frag) retract() {
-	f.normalize()
-	if f.mode != jobgraph.Upsert || len(f.key) == 0 {
-		return
-	}
-	f.end = addNode(f.job, jobgraph.Node{
-		UID:    nextUID[*jobgraph.Normalize](f.job, "normalize/op"),
-		Inputs: []jobgraph.Edge{{From: f.end, Exchange: jobgraph.Hash, Keys: f.key}},
-		Op:     &jobgraph.Normalize{Key: f.key},
-		Out:    f.sc.schema(),
-	})
-	f.mode, f.ptf = jobgraph.Retract, nil
-}
-
-// normalize makes an upsert input deliver a retract changelog with full
-// deletes (a changelog normalize keyed by the primary key).
-func (f *frag) normalize() {
-	if f.input >= 0 && f.mode == jobgraph.Upsert {
-		insertNormalize(f.job, f.input, f.job.Inputs[f.input].Key)
-		if f.end == jobgraph.Source(f.input) {
-			f.end = len(f.job.Nodes) - 1
+// calcColumns names the output of a projection by sc; plain references to
+// time attributes stay time attributes.
+func calcColumns(in []Column, project []expr.Expr, sc *scope) []Column {
+	cols := make([]Column, len(sc.cols))
+	for i, c := range sc.cols {
+		cols[i] = Column{Name: c.name, Type: c.typ}
+		switch {
+		case project == nil:
+			if i < len(in) {
+				cols[i].Time = in[i].Time
+			}
+		case i < len(project):
+			if j, ok := expr.ColumnOf(project[i]); ok && j < len(in) && in[j].Type.Same(c.typ) {
+				cols[i].Time = in[j].Time
+			}
 		}
-		f.mode = jobgraph.Retract
 	}
+	return cols
 }
 
-// PlanSelect plans a query whose rows go back to the client.
-func (p *Planner) PlanSelect(q ast.Query) (*QueryPlan, error) {
+// stmt is the state of one statement being bound.
+type stmt struct {
+	// job collects the statement's inputs (addInput).
+	job *jobgraph.Job
+	// aggs and joins number the stateful operators in binding order.
+	aggs, joins int
+	// ptfs are the function calls bound so far.
+	ptfs []*jobgraph.PTF
+}
+
+func newStmt() *stmt { return &stmt{job: &jobgraph.Job{}} }
+
+func (st *stmt) aggUID() string {
+	st.aggs++
+	return fmt.Sprintf("agg/%d", st.aggs-1)
+}
+
+func (st *stmt) joinUID() string {
+	st.joins++
+	return fmt.Sprintf("join/%d", st.joins-1)
+}
+
+// bound finishes the statement with its sink.
+func (p *Planner) bound(st *stmt, sink *Sink) *Bound {
+	v := p.Session.PlanVersion
+	if v == 0 {
+		v = LatestPlan
+	}
+	return &Bound{Root: sink, Inputs: st.job.Inputs, Version: v}
+}
+
+// BindSelect binds a query whose rows go back to the client.
+func (p *Planner) BindSelect(q ast.Query) (*Bound, error) {
 	p.required = ptf.Retract()
 	p.allowLimit = true
-	job := &jobgraph.Job{Parallelism: 1}
-	f, err := p.planQuery(q, job)
+	st := newStmt()
+	f, err := p.planQuery(q, st)
 	if err != nil {
 		return nil, err
 	}
-	// Reading an upsert table shows the retract changelog, as Flink's SQL
-	// client does (-U/+U pairs and full deletes).
-	f.normalize()
-	schema := f.sc.schema()
-	finish(job, f.end)
-	job.Sink = jobgraph.Sink{Kind: jobgraph.CollectSink, Schema: schema}
-	job.Mode, job.UpsertKey = f.mode, f.key
-	return &QueryPlan{Job: job, Schema: schema, Mode: f.mode, Key: f.key, Changelog: changelogOf(f)}, nil
+	sink := &Sink{In: f.rel, Spec: jobgraph.Sink{Kind: jobgraph.CollectSink, Schema: f.sc.schema()}, Pos: q.Pos()}
+	return p.bound(st, sink), nil
 }
 
-func (p *Planner) planQuery(q ast.Query, job *jobgraph.Job) (*frag, error) {
+func (p *Planner) planQuery(q ast.Query, st *stmt) (*frag, error) {
 	switch n := q.(type) {
 	case *ast.Select:
-		return p.planSelect(n, job)
+		return p.planSelect(n, st)
 	case *ast.Values:
-		return p.planValues(n, job)
+		return p.planValues(n, st)
 	case *ast.SetOp:
-		return p.planSetOp(n, job)
+		return p.planSetOp(n, st)
 	case *ast.With:
-		return p.planWith(n, job)
+		return p.planWith(n, st)
 	}
 	return nil, errAt(q.Pos(), sqlerr.Unsupported, "This query is not supported yet")
 }
 
-func (p *Planner) planSelect(s *ast.Select, job *jobgraph.Job) (*frag, error) {
+func (p *Planner) planSelect(s *ast.Select, st *stmt) (*frag, error) {
 	// Only the outermost SELECT of a query sent to the client may have a
 	// LIMIT: the job applies it to the rows the client receives.
 	allowLimit := p.allowLimit
@@ -118,14 +136,14 @@ func (p *Planner) planSelect(s *ast.Select, job *jobgraph.Job) (*frag, error) {
 	where := s.Where
 	if s.From == nil {
 		// SELECT without FROM reads one empty row.
-		f = valuesFrag(job, nil, [][]types.Value{{}})
+		f = valuesFrag(st, nil, [][]types.Value{{}})
 	} else if j, isJoin := s.From.(*ast.Join); isJoin {
 		var rest []ast.Expr
-		if f, rest, err = p.planJoin(j, job, conjuncts(s.Where)); err != nil {
+		if f, rest, err = p.planJoin(j, st, conjuncts(s.Where)); err != nil {
 			return nil, err
 		}
 		where = andAll(rest)
-	} else if f, err = p.planFrom(s.From, job); err != nil {
+	} else if f, err = p.planFrom(s.From, st); err != nil {
 		return nil, err
 	}
 	if where != nil && hasSubquery(where) {
@@ -142,7 +160,7 @@ func (p *Planner) planSelect(s *ast.Select, job *jobgraph.Job) (*frag, error) {
 	if err := p.planScalarSubqueries(f, scalarIn...); err != nil {
 		return nil, err
 	}
-	var calc jobgraph.Calc
+	var calc Calc
 	if where != nil {
 		w, err := bindExpr(where, f.sc)
 		if err != nil {
@@ -151,22 +169,12 @@ func (p *Planner) planSelect(s *ast.Select, job *jobgraph.Job) (*frag, error) {
 		if w.Type().ID != types.TypeBoolean && w.Type().ID != types.TypeNull {
 			return nil, errAt(where.Pos(), sqlerr.TypeMismatch, "WHERE needs a BOOLEAN condition, but %s has type %s", ast.Format(where), w.Type())
 		}
-		if f.mode == jobgraph.Upsert {
-			if f.input < 0 {
-				cl := changelogOf(f)
-				return nil, errAt(where.Pos(), sqlerr.ChangelogMismatch,
-					"There is a changelog mismatch: WHERE over the output of function '%s' needs a retract changelog (UPDATE_BEFORE rows, to retract rows that stop matching), but the function produces an upsert changelog (%s: %s) keyed by (%s)",
-					ptfName(f), cl.Name(), cl, keyNames(f)).
-					WithHint("filter inside the function, or let it answer a required UPDATE_BEFORE (ChangelogContext.Required) with a retract changelog")
-			}
-			f.normalize()
-		}
-		calc.Filter = w
+		calc.Filter, calc.FilterPos = w, where.Pos()
 	}
 	if isAggregateQuery(s) {
 		if !calc.IsIdentity() {
 			f.addCalc(calc)
-			calc = jobgraph.Calc{}
+			calc = Calc{}
 		}
 		if err := p.planAggregate(s, f, false); err != nil {
 			return nil, err
@@ -179,9 +187,10 @@ func (p *Planner) planSelect(s *ast.Select, job *jobgraph.Job) (*frag, error) {
 			if h.Type().ID != types.TypeBoolean && h.Type().ID != types.TypeNull {
 				return nil, errAt(s.Having.Pos(), sqlerr.TypeMismatch, "HAVING needs a BOOLEAN condition, but %s has type %s", ast.Format(s.Having), h.Type())
 			}
-			calc.Filter = h
+			calc.Filter, calc.FilterPos = h, s.Having.Pos()
 		}
 	}
+	calc.Pos = s.Pos()
 	if err := p.project(s, f, &calc); err != nil {
 		return nil, err
 	}
@@ -198,46 +207,26 @@ func (p *Planner) planSelect(s *ast.Select, job *jobgraph.Job) (*frag, error) {
 			return nil, errAt(s.Limit.Pos(), sqlerr.Unsupported, "LIMIT is supported only on the outermost SELECT of a query that returns rows yet, not in subqueries, table arguments or INSERT").
 				WithHint("filter the rows with WHERE instead")
 		}
-		return f, planLimit(f, job, s.Limit)
+		return f, planLimit(f, s.Limit)
 	}
 	return f, nil
 }
 
 // planLimit binds LIMIT n (a non-negative integer literal) and applies it.
-func planLimit(f *frag, job *jobgraph.Job, e ast.Expr) error {
+func planLimit(f *frag, e ast.Expr) error {
 	v, err := bindExpr(e, &scope{})
 	if err == nil && v.Type().IsInteger() {
 		var lv types.Value
 		if lv, err = v.Eval(nil); err == nil && lv.Int() >= 0 {
-			return limit(f, job, lv.Int(), e.Pos())
+			f.rel = &Limit{In: f.rel, N: lv.Int(), Pos: e.Pos()}
+			return nil
 		}
 	}
 	return errAt(e.Pos(), sqlerr.InvalidArgument, "LIMIT needs a non-negative integer literal")
 }
 
-// limit stops the result after n rows. The job's Limit of 0 means no
-// limit, so LIMIT 0 filters every row out instead.
-func limit(f *frag, job *jobgraph.Job, n int64, pos sqlerr.Pos) error {
-	if f.mode != jobgraph.Append && f.input < 0 {
-		// Reading a table keeps the earlier behaviour (the first n changes
-		// of its changelog); an updating result of an operator would be
-		// cut in the middle of its updates.
-		return errAt(pos, sqlerr.Unsupported, "LIMIT on an updating result (an aggregate, an outer join) is not supported yet: it would cut the changelog, not the result")
-	}
-	if n > 0 {
-		job.Limit = int(n)
-		return nil
-	}
-	none, err := expr.Lit(types.NewBool(false), types.Boolean.NonNull())
-	if err != nil {
-		return err
-	}
-	f.addCalc(jobgraph.Calc{Filter: none})
-	return nil
-}
-
 // project binds the select list; calc.Project stays nil for an identity.
-func (p *Planner) project(s *ast.Select, f *frag, calc *jobgraph.Calc) error {
+func (p *Planner) project(s *ast.Select, f *frag, calc *Calc) error {
 	var exprs []expr.Expr
 	var cols []column
 	var srcCol []int // input column for plain references, else -1
@@ -286,48 +275,24 @@ func (p *Planner) project(s *ast.Select, f *frag, calc *jobgraph.Calc) error {
 		return nil
 	}
 	calc.Project = exprs
-	// Remap the key and time attributes through the projection.
-	var key []int
-	for _, k := range f.key {
-		if j := slices.Index(srcCol, k); j >= 0 {
-			key = append(key, j)
-		} else {
-			key = nil
-			break
-		}
-	}
-	if key == nil && f.mode == jobgraph.Upsert {
-		if f.input < 0 {
-			return errAt(s.Pos(), sqlerr.ChangelogMismatch, "The select list drops the upsert key of the table function's output").
-				WithHint("keep the key column(s) %s in the select list", keyNames(f))
-		}
-		f.normalize()
-	}
-	ta := map[int]bool{}
-	for j, src := range srcCol {
-		if src >= 0 && f.timeAttrs[src] {
-			ta[j] = true
-		}
-	}
-	f.key, f.timeAttrs = key, ta
 	f.sc = &scope{cols: cols}
 	return nil
 }
 
-func (p *Planner) planFrom(te ast.TableExpr, job *jobgraph.Job) (*frag, error) {
+func (p *Planner) planFrom(te ast.TableExpr, st *stmt) (*frag, error) {
 	switch n := te.(type) {
 	case *ast.TableName:
 		if i, ok := p.lookupCTE(n.Name); ok {
-			return p.planCTE(i, n.Alias, job)
+			return p.planCTE(i, n.Alias, st)
 		}
 		t, err := p.ResolveTable(n.Name)
 		if err != nil {
 			return nil, err
 		}
 		if t.View != "" {
-			return p.planView(t, n, job)
+			return p.planView(t, n, st)
 		}
-		i, err := p.addInput(job, t, n.Pos())
+		i, err := p.addInput(st.job, t, n.Pos())
 		if err != nil {
 			return nil, err
 		}
@@ -335,26 +300,31 @@ func (p *Planner) planFrom(te ast.TableExpr, job *jobgraph.Job) (*frag, error) {
 		if n.Alias != nil {
 			qual = n.Alias.Name.Name
 		}
-		in := job.Inputs[i]
-		f := &frag{job: job, end: jobgraph.Source(i), input: i, sc: scopeOf(in.Schema, qual), mode: in.Mode, key: in.Key, timeAttrs: map[int]bool{}}
-		if in.Watermark != nil {
-			f.timeAttrs[in.Watermark.Column] = true
+		in := st.job.Inputs[i]
+		scan := &Scan{Input: i, Table: in.Table, Mode: in.Mode, Key: in.Key}
+		for k, fl := range in.Schema.Fields {
+			c := Column{Name: fl.Name, Type: fl.Type}
+			if in.Watermark != nil && in.Watermark.Column == k {
+				c.Time = RowTime
+			}
+			scan.Cols = append(scan.Cols, c)
 		}
+		f := &frag{st: st, rel: scan, sc: scopeOf(in.Schema, qual)}
 		return f, applyAlias(f, n.Alias)
 	case *ast.Subquery:
-		f, err := p.planQuery(n.Query, job)
+		f, err := p.planQuery(n.Query, st)
 		if err != nil {
 			return nil, err
 		}
 		return f, applyAlias(f, n.Alias)
 	case *ast.TableFunc:
-		f, err := p.planTableFunc(n, job)
+		f, err := p.planTableFunc(n, st)
 		if err != nil {
 			return nil, err
 		}
 		return f, applyAlias(f, n.Alias)
 	case *ast.Join:
-		f, _, err := p.planJoin(n, job, nil)
+		f, _, err := p.planJoin(n, st, nil)
 		return f, err
 	}
 	return nil, errAt(te.Pos(), sqlerr.Unsupported, "This FROM clause is not supported yet")
@@ -380,7 +350,7 @@ func applyAlias(f *frag, a *ast.Alias) error {
 
 // planTableFunc plans a PTF call in FROM: a PTF node whose ports are its
 // table arguments in the order of the call.
-func (p *Planner) planTableFunc(tf *ast.TableFunc, job *jobgraph.Job) (*frag, error) {
+func (p *Planner) planTableFunc(tf *ast.TableFunc, st *stmt) (*frag, error) {
 	id, def, isBuiltin := builtinPTF(tf.Name.Last().Name)
 	var err error
 	if !isBuiltin || len(tf.Name.Names()) > 1 {
@@ -403,20 +373,21 @@ func (p *Planner) planTableFunc(tf *ast.TableFunc, job *jobgraph.Job) (*frag, er
 		case *ast.TableArg:
 			var f *frag
 			if v.Name != nil {
-				f, err = p.planFrom(&ast.TableName{Name: v.Name}, job)
+				f, err = p.planFrom(&ast.TableName{Name: v.Name}, st)
 			} else {
-				f, err = p.planQuery(v.Query, job)
+				f, err = p.planQuery(v.Query, st)
 			}
 			if err != nil {
 				return nil, err
 			}
-			if f.input < 0 && countTableArgs(tf) > 1 {
+			cl := f.changelog()
+			if cl.Source < 0 && countTableArgs(tf) > 1 {
 				return nil, errAt(v.Pos(), sqlerr.Unsupported, "A function whose table argument is another function's output can take only that one table yet")
 			}
 			port := len(frags)
 			frags = append(frags, f)
 			tv := &tableArgValue{
-				rel: &rel{input: port, schema: f.sc.schema(), mode: f.mode, upsertKey: f.key, timeAttrs: f.timeAttrs, kinds: changelogOf(f)},
+				rel: &rel{input: port, schema: f.sc.schema(), mode: cl.Mode, upsertKey: cl.Key, timeAttrs: f.timeAttrs(), kinds: cl.Exact()},
 				pos: v.Pos(), hasPartition: len(v.PartitionBy) > 0,
 			}
 			for _, id := range v.PartitionBy {
@@ -446,58 +417,23 @@ func (p *Planner) planTableFunc(tf *ast.TableFunc, job *jobgraph.Job) (*frag, er
 	if err != nil {
 		return nil, err
 	}
-	if err := checkUniqueUID(job, node, tf.Name.Pos()); err != nil {
+	if err := checkUniqueUID(st, node, tf.Name.Pos()); err != nil {
 		return nil, err
 	}
-	// Deliver the changelog each table argument asked for.
-	edges := make([]jobgraph.Edge, len(frags))
-	for _, t := range node.Tables {
-		f := frags[t.Input]
-		needsBefore := t.Delivered.Contains(types.UpdateBefore)
-		needsFull := !t.Delivered.KeyOnlyDeletes() && t.Delivered.Contains(types.Delete)
-		if !t.Delivered.IsInsertOnly() && f.mode == jobgraph.Upsert && f.input < 0 && needsBefore {
-			return nil, errAt(tf.Pos(), sqlerr.ChangelogMismatch, "Can't generate a valid execution plan for the given query because of a changelog mismatch: function '%s' needs a retract changelog (with UPDATE_BEFORE), but its input is the upsert output of another function", node.Name).
-				WithHint("declare the argument without REQUIRE_UPDATE_BEFORE, or let the first function emit a retract changelog")
-		}
-		if f.mode == jobgraph.Upsert && f.input >= 0 && (needsBefore || needsFull) {
-			nz := insertNormalize(job, f.input, job.Inputs[f.input].Key)
-			nz.DropUpdateBefore = !needsBefore
-			if f.end == jobgraph.Source(f.input) {
-				f.end = len(job.Nodes) - 1
-			}
-		}
-		e := jobgraph.Edge{From: f.end}
-		if t.SetSemantic {
-			e.Exchange, e.Keys = jobgraph.Hash, t.Keys
-		}
-		edges[t.Input] = e
+	st.ptfs = append(st.ptfs, node)
+	ins := make([]Rel, len(frags))
+	for i, f := range frags {
+		ins[i] = f.rel
 	}
-	idx := addNode(job, jobgraph.Node{UID: "ptf/" + node.UID, Inputs: edges, Op: node, Out: node.Out})
-	f := ptfFrag(job, node, tf)
-	f.end = idx
-	return f, nil
-}
-
-// ptfFrag is the relation of a call's output.
-func ptfFrag(job *jobgraph.Job, node *jobgraph.PTF, tf *ast.TableFunc) *frag {
-	f := &frag{job: job, input: -1, ptf: node, sc: scopeOf(node.Out, tf.Name.Last().Name), timeAttrs: map[int]bool{}}
-	switch {
-	case node.Produced.IsInsertOnly():
-		f.mode = jobgraph.Append
-	case node.Produced.IsUpsert():
-		f.mode = jobgraph.Upsert
-		if len(node.Tables) > 0 {
-			for i := range node.Tables[0].Keys {
-				f.key = append(f.key, i)
-			}
+	n := &PTFCall{Ins: ins, Spec: node, Pos: tf.Pos()}
+	for i, fl := range node.Out.Fields {
+		c := Column{Name: fl.Name, Type: fl.Type}
+		if node.EmitRowtime && i == node.Out.Len()-1 {
+			c.Time = RowTime
 		}
-	default:
-		f.mode = jobgraph.Retract
+		n.Cols = append(n.Cols, c)
 	}
-	if node.EmitRowtime {
-		f.timeAttrs[node.Out.Len()-1] = true
-	}
-	return f
+	return &frag{st: st, rel: n, sc: scopeOf(node.Out, tf.Name.Last().Name)}, nil
 }
 
 func countTableArgs(tf *ast.TableFunc) int {
@@ -511,17 +447,15 @@ func countTableArgs(tf *ast.TableFunc) int {
 }
 
 // checkUniqueUID rejects two stateful calls with one uid in a statement.
-func checkUniqueUID(job *jobgraph.Job, node *jobgraph.PTF, pos sqlerr.Pos) error {
+func checkUniqueUID(st *stmt, node *jobgraph.PTF, pos sqlerr.Pos) error {
 	if node.UID == "" {
 		return nil
 	}
-	var uids []string
-	for _, f := range job.PTFs() {
-		uids = append(uids, f.UID)
-	}
-	if slices.Contains(uids, node.UID) {
-		return errAt(pos, sqlerr.InvalidFunction, "Duplicate unique identifier '%s' detected among process table functions. Make sure that all PTF calls have an identifier defined that is globally unique.", node.UID).
-			WithHint("give each call its own uid => '...'")
+	for _, f := range st.ptfs {
+		if f.UID == node.UID {
+			return errAt(pos, sqlerr.InvalidFunction, "Duplicate unique identifier '%s' detected among process table functions. Make sure that all PTF calls have an identifier defined that is globally unique.", node.UID).
+				WithHint("give each call its own uid => '...'")
+		}
 	}
 	return nil
 }

@@ -4,7 +4,6 @@ import (
 	"fmt"
 
 	"github.com/eddy-sql/eddy/internal/expr"
-	"github.com/eddy-sql/eddy/internal/jobgraph"
 	"github.com/eddy-sql/eddy/internal/sql/ast"
 	"github.com/eddy-sql/eddy/internal/sqlerr"
 	"github.com/eddy-sql/eddy/types"
@@ -13,17 +12,17 @@ import (
 // planSetOp plans UNION [ALL]: a Union node over both sides, each cast to
 // the columns' common types; UNION (distinct) adds a GroupAggregate on
 // every column, as Flink plans it.
-func (p *Planner) planSetOp(n *ast.SetOp, job *jobgraph.Job) (*frag, error) {
+func (p *Planner) planSetOp(n *ast.SetOp, st *stmt) (*frag, error) {
 	allowLimit := p.allowLimit
 	p.allowLimit = false
 	if len(n.OrderBy) > 0 {
 		return nil, errAt(n.OrderBy[0].Pos(), sqlerr.Unsupported, "ORDER BY is not supported yet")
 	}
-	l, err := p.planQuery(n.Left, job)
+	l, err := p.planQuery(n.Left, st)
 	if err != nil {
 		return nil, err
 	}
-	r, err := p.planQuery(n.Right, job)
+	r, err := p.planQuery(n.Right, st)
 	if err != nil {
 		return nil, err
 	}
@@ -42,31 +41,22 @@ func (p *Planner) planSetOp(n *ast.SetOp, job *jobgraph.Job) (*frag, error) {
 	if n.Kind != ast.Union {
 		return p.planIntersectExcept(n, l, r, cols, allowLimit)
 	}
-	var edges []jobgraph.Edge
-	mode := jobgraph.Append
+	var ins []Rel
 	for _, side := range []*frag{l, r} {
-		if side.mode == jobgraph.Upsert {
-			side.retract()
-			if side.mode == jobgraph.Upsert {
-				return nil, errAt(n.OpPos, sqlerr.Unsupported, "UNION of the upsert output of a table function is not supported yet")
-			}
-		}
 		if err := castFrag(side, cols, n.OpPos); err != nil {
 			return nil, err
 		}
-		if side.mode != jobgraph.Append {
-			mode = jobgraph.Retract
-		}
-		edges = append(edges, jobgraph.Edge{From: side.end})
+		ins = append(ins, side.rel)
 	}
 	sc := &scope{cols: cols}
-	f := &frag{job: job, input: -1, sc: sc, mode: mode, timeAttrs: map[int]bool{}}
+	u := &Union{Ins: ins, Cols: plainColumns(sc), Op: "UNION", Pos: n.OpPos}
+	lt, rt := l.timeAttrs(), r.timeAttrs()
 	for i := range cols {
-		if l.timeAttrs[i] && r.timeAttrs[i] {
-			f.timeAttrs[i] = true
+		if lt[i] && rt[i] {
+			u.Cols[i].Time = l.rel.Columns()[i].Time
 		}
 	}
-	f.end = addNode(job, jobgraph.Node{UID: fmt.Sprintf("union/%d", len(job.Nodes)), Inputs: edges, Op: &jobgraph.Union{}, Out: sc.schema()})
+	f := &frag{st: st, rel: u, sc: sc}
 	if !n.All {
 		if err := p.planDistinct(&ast.Select{}, f); err != nil {
 			return nil, err
@@ -76,7 +66,7 @@ func (p *Planner) planSetOp(n *ast.SetOp, job *jobgraph.Job) (*frag, error) {
 		if !allowLimit {
 			return nil, errAt(n.Limit.Pos(), sqlerr.Unsupported, "LIMIT is supported only on the outermost query that returns rows yet")
 		}
-		return f, planLimit(f, job, n.Limit)
+		return f, planLimit(f, n.Limit)
 	}
 	return f, nil
 }
@@ -105,14 +95,14 @@ func castFrag(f *frag, cols []column, pos sqlerr.Pos) error {
 		return nil
 	}
 	f.sc = &scope{cols: out}
-	f.addCalc(jobgraph.Calc{Project: proj})
+	f.addCalc(Calc{Project: proj, Prepares: true})
 	return nil
 }
 
 // planValues plans VALUES (...), (...) as a query: a Values node. Columns
 // are named EXPR$0, EXPR$1, ... and typed by the common type of each
 // column; every value must be a constant expression.
-func (p *Planner) planValues(v *ast.Values, job *jobgraph.Job) (*frag, error) {
+func (p *Planner) planValues(v *ast.Values, st *stmt) (*frag, error) {
 	var rows [][]expr.Expr
 	width := -1
 	for _, r := range v.Rows {
@@ -161,15 +151,13 @@ func (p *Planner) planValues(v *ast.Values, job *jobgraph.Job) (*frag, error) {
 		}
 		vals = append(vals, row)
 	}
-	return valuesFrag(job, cols, vals), nil
+	return valuesFrag(st, cols, vals), nil
 }
 
 // valuesFrag is a relation of fixed rows.
-func valuesFrag(job *jobgraph.Job, cols []column, rows [][]types.Value) *frag {
+func valuesFrag(st *stmt, cols []column, rows [][]types.Value) *frag {
 	sc := &scope{cols: cols}
-	f := &frag{job: job, input: -1, sc: sc, mode: jobgraph.Append, timeAttrs: map[int]bool{}}
-	f.end = addNode(job, jobgraph.Node{UID: fmt.Sprintf("values/%d", len(job.Nodes)), Op: &jobgraph.Values{Rows: rows}, Out: sc.schema()})
-	return f
+	return &frag{st: st, rel: &Values{Rows: rows, Cols: plainColumns(sc)}, sc: sc}
 }
 
 // planIntersectExcept plans INTERSECT and EXCEPT (distinct) as Flink
@@ -184,20 +172,13 @@ func (p *Planner) planIntersectExcept(n *ast.SetOp, l, r *frag, cols []column, a
 	if n.Limit != nil || len(n.OrderBy) > 0 {
 		return nil, errAt(n.OpPos, sqlerr.Unsupported, "ORDER BY and LIMIT on %s are not supported yet", n.Kind)
 	}
-	job := l.job
-	var edges []jobgraph.Edge
+	var ins []Rel
 	named := make([]column, len(cols))
 	for i, c := range cols {
 		named[i] = column{name: fmt.Sprintf("$c%d", i), typ: c.typ}
 	}
 	tagged := append(append([]column(nil), named...), column{name: "$l", typ: types.BigInt.NonNull()}, column{name: "$r", typ: types.BigInt.NonNull()})
 	for k, side := range []*frag{l, r} {
-		if side.mode == jobgraph.Upsert {
-			side.retract()
-			if side.mode == jobgraph.Upsert {
-				return nil, errAt(n.OpPos, sqlerr.Unsupported, "%s of the upsert output of a table function is not supported yet", n.Kind)
-			}
-		}
 		if err := castFrag(side, cols, n.OpPos); err != nil {
 			return nil, err
 		}
@@ -217,12 +198,11 @@ func (p *Planner) planIntersectExcept(n *ast.SetOp, l, r *frag, cols []column, a
 			proj = append(proj, x)
 		}
 		side.sc = &scope{cols: tagged}
-		side.addCalc(jobgraph.Calc{Project: proj})
-		edges = append(edges, jobgraph.Edge{From: side.end})
+		side.addCalc(Calc{Project: proj, Prepares: true})
+		ins = append(ins, side.rel)
 	}
 	sc := &scope{cols: tagged}
-	f := &frag{job: job, input: -1, sc: sc, mode: jobgraph.Retract, timeAttrs: map[int]bool{}}
-	f.end = addNode(job, jobgraph.Node{UID: fmt.Sprintf("union/%d", len(job.Nodes)), Inputs: edges, Op: &jobgraph.Union{}, Out: sc.schema()})
+	f := &frag{st: l.st, rel: &Union{Ins: ins, Cols: plainColumns(sc), Op: n.Kind.String(), Pos: n.OpPos}, sc: sc}
 	ref := func(name string) *ast.ColumnRef { return &ast.ColumnRef{Parts: []*ast.Ident{{Name: name}}} }
 	sum := func(name string) ast.Expr {
 		return &ast.FuncCall{Name: &ast.ObjectName{Parts: []*ast.Ident{{Name: "SUM"}}}, Args: []ast.Expr{ref(name)}}
@@ -257,7 +237,6 @@ func (p *Planner) planIntersectExcept(n *ast.SetOp, l, r *frag, cols []column, a
 		proj = append(proj, x)
 	}
 	f.sc = &scope{cols: cols}
-	f.key = nil
-	f.addCalc(jobgraph.Calc{Filter: h, Project: proj})
+	f.addCalc(Calc{Filter: h, Project: proj})
 	return f, nil
 }

@@ -67,14 +67,6 @@ func (p *Planner) planSubqueryConds(f *frag, where []ast.Expr) ([]ast.Expr, erro
 // The residual conditions bind against the outer row's columns followed
 // by the subquery's.
 func semiJoin(f, r *frag, lKeys, rKeys []expr.Expr, residual []ast.Expr, anti bool, pos sqlerr.Pos) error {
-	for _, side := range []*frag{f, r} {
-		if side.mode == jobgraph.Upsert {
-			side.retract()
-			if side.mode == jobgraph.Upsert {
-				return errAt(pos, sqlerr.Unsupported, "A subquery over the upsert output of a table function is not supported yet")
-			}
-		}
-	}
 	outCols := f.sc.cols
 	lPos, lExtra, err := keyColumns(f, lKeys)
 	if err != nil {
@@ -88,7 +80,7 @@ func semiJoin(f, r *frag, lKeys, rKeys []expr.Expr, residual []ast.Expr, anti bo
 	if anti {
 		kind = jobgraph.AntiJoin
 	}
-	spec := &jobgraph.Join{Kind: kind, LeftKeys: lPos, RightKeys: rPos, NullSafe: make([]bool, len(lPos)), Left: f.sc.schema(), Right: r.sc.schema()}
+	jn := &Join{Left: f.rel, Right: r.rel, Kind: kind, LeftKeys: lPos, RightKeys: rPos, NullSafe: make([]bool, len(lPos)), Subquery: true, Pos: pos}
 	if len(residual) > 0 {
 		x, err := bindExpr(andAll(residual), &scope{cols: append(append([]column(nil), f.sc.cols...), r.sc.cols...)})
 		if err != nil {
@@ -97,23 +89,11 @@ func semiJoin(f, r *frag, lKeys, rKeys []expr.Expr, residual []ast.Expr, anti bo
 		if x.Type().ID != types.TypeBoolean && x.Type().ID != types.TypeNull {
 			return errAt(residual[0].Pos(), sqlerr.TypeMismatch, "The condition must be BOOLEAN, but %s has type %s", ast.Format(andAll(residual)), x.Type())
 		}
-		spec.Residual = x
+		jn.Residual = x
 	}
-	mode := jobgraph.Append
-	if anti || f.mode != jobgraph.Append || r.mode != jobgraph.Append {
-		mode = jobgraph.Retract
-	}
-	uid := nextUID[*jobgraph.Join](f.job, "join")
-	f.end = addNode(f.job, jobgraph.Node{
-		UID: uid,
-		Inputs: []jobgraph.Edge{
-			{From: f.end, Exchange: jobgraph.Hash, Keys: lPos},
-			{From: r.end, Exchange: jobgraph.Hash, Keys: rPos},
-		},
-		Op:  spec,
-		Out: f.sc.schema(),
-	})
-	f.mode, f.input, f.key, f.ptf = mode, -1, nil, nil
+	jn.UID = f.st.joinUID()
+	jn.Cols = f.rel.Columns()
+	f.rel = jn
 	if lExtra > 0 {
 		var proj []expr.Expr
 		for i, c := range outCols {
@@ -124,7 +104,7 @@ func semiJoin(f, r *frag, lKeys, rKeys []expr.Expr, residual []ast.Expr, anti bo
 			proj = append(proj, x)
 		}
 		f.sc = &scope{cols: outCols, subst: f.sc.subst}
-		f.addCalc(jobgraph.Calc{Project: proj})
+		f.addCalc(Calc{Project: proj})
 	}
 	return nil
 }
@@ -132,7 +112,7 @@ func semiJoin(f, r *frag, lKeys, rKeys []expr.Expr, residual []ast.Expr, anti bo
 // planInSubquery plans x [NOT] IN (query) as a semi (anti) join on x =
 // the query's one column.
 func (p *Planner) planInSubquery(f *frag, n *ast.In) error {
-	r, err := p.planQuery(n.Query, f.job)
+	r, err := p.planQuery(n.Query, f.st)
 	if err != nil {
 		return err
 	}
@@ -172,7 +152,7 @@ func (p *Planner) planExists(f *frag, n *ast.Exists, anti bool) error {
 	s, simple := n.Query.(*ast.Select)
 	if !simple || s.From == nil || len(s.GroupBy) > 0 || s.Having != nil || s.Limit != nil || isAggregateQuery(s) {
 		// Uncorrelated: any row of the query makes EXISTS true.
-		r, err := p.planQuery(n.Query, f.job)
+		r, err := p.planQuery(n.Query, f.st)
 		if err != nil {
 			return err
 		}
@@ -182,9 +162,9 @@ func (p *Planner) planExists(f *frag, n *ast.Exists, anti bool) error {
 	var err error
 	var conds []ast.Expr
 	if j, isJoin := s.From.(*ast.Join); isJoin {
-		r, conds, err = p.planJoin(j, f.job, conjuncts(s.Where))
+		r, conds, err = p.planJoin(j, f.st, conjuncts(s.Where))
 	} else {
-		r, err = p.planFrom(s.From, f.job)
+		r, err = p.planFrom(s.From, f.st)
 		conds = conjuncts(s.Where)
 	}
 	if err != nil {
@@ -228,7 +208,7 @@ func (p *Planner) planExists(f *frag, n *ast.Exists, anti bool) error {
 		if w.Type().ID != types.TypeBoolean && w.Type().ID != types.TypeNull {
 			return errAt(inner[0].Pos(), sqlerr.TypeMismatch, "WHERE needs a BOOLEAN condition, but %s has type %s", ast.Format(andAll(inner)), w.Type())
 		}
-		r.addCalc(jobgraph.Calc{Filter: w})
+		r.addCalc(Calc{Filter: w, FilterPos: inner[0].Pos(), Prepares: true})
 	}
 	return semiJoin(f, r, lKeys, rKeys, residual, anti, n.Pos())
 }
@@ -255,7 +235,7 @@ func (p *Planner) planScalarSubqueries(f *frag, es ...ast.Expr) error {
 		})
 	}
 	for _, sq := range subs {
-		r, err := p.planQuery(sq.Query, f.job)
+		r, err := p.planQuery(sq.Query, f.st)
 		if err != nil {
 			if se, ok := err.(*sqlerr.Error); ok && se.Code == sqlerr.UnknownColumn {
 				return errAt(sq.Pos(), sqlerr.Unsupported, "Correlated scalar subqueries are not supported yet: %s", se.Message).
@@ -266,30 +246,15 @@ func (p *Planner) planScalarSubqueries(f *frag, es ...ast.Expr) error {
 		if len(r.sc.cols) != 1 {
 			return errAt(sq.Pos(), sqlerr.InvalidArgument, "A scalar subquery must return one column, but it returns %d", len(r.sc.cols))
 		}
-		for _, side := range []*frag{f, r} {
-			if side.mode == jobgraph.Upsert {
-				side.retract()
-				if side.mode == jobgraph.Upsert {
-					return errAt(sq.Pos(), sqlerr.Unsupported, "A subquery over the upsert output of a table function is not supported yet")
-				}
-			}
-		}
 		cols := append(append([]column(nil), f.sc.cols...), column{name: fmt.Sprintf("$scalar%d", len(f.sc.cols)), typ: r.sc.cols[0].typ.Nullable()})
-		spec := &jobgraph.Join{Kind: jobgraph.LeftJoin, Left: f.sc.schema(), Right: r.sc.schema()}
-		uid := nextUID[*jobgraph.Join](f.job, "join")
 		subst := map[string]int{}
 		for k, v := range f.sc.subst {
 			subst[k] = v
 		}
 		subst[ast.Format(sq)] = len(cols) - 1
 		sc := &scope{cols: cols, subst: subst, grouped: f.sc.grouped, env: f.sc.env}
-		f.end = addNode(f.job, jobgraph.Node{
-			UID:    uid,
-			Inputs: []jobgraph.Edge{{From: f.end, Exchange: jobgraph.Hash}, {From: r.end, Exchange: jobgraph.Hash}},
-			Op:     spec,
-			Out:    sc.schema(),
-		})
-		f.sc, f.mode, f.input, f.key, f.timeAttrs, f.ptf = sc, jobgraph.Retract, -1, nil, map[int]bool{}, nil
+		f.rel = &Join{Left: f.rel, Right: r.rel, Kind: jobgraph.LeftJoin, UID: f.st.joinUID(), Cols: plainColumns(sc), Subquery: true, Pos: sq.Pos()}
+		f.sc = sc
 	}
 	return nil
 }

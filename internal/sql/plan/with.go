@@ -2,7 +2,6 @@ package plan
 
 import (
 	"github.com/eddy-sql/eddy/internal/catalog"
-	"github.com/eddy-sql/eddy/internal/jobgraph"
 	"github.com/eddy-sql/eddy/internal/sql/ast"
 	"github.com/eddy-sql/eddy/internal/sql/parser"
 	"github.com/eddy-sql/eddy/internal/sqlerr"
@@ -15,7 +14,7 @@ type cte struct {
 
 // planWith plans WITH ... body: the named queries are inlined where the
 // body (or a later named query) reads them, as Flink does.
-func (p *Planner) planWith(w *ast.With, job *jobgraph.Job) (*frag, error) {
+func (p *Planner) planWith(w *ast.With, st *stmt) (*frag, error) {
 	saved := len(p.ctes)
 	defer func() { p.ctes = p.ctes[:saved] }()
 	for _, c := range w.CTEs {
@@ -26,7 +25,7 @@ func (p *Planner) planWith(w *ast.With, job *jobgraph.Job) (*frag, error) {
 		}
 		p.ctes = append(p.ctes, cte{def: c})
 	}
-	return p.planQuery(w.Body, job)
+	return p.planQuery(w.Body, st)
 }
 
 // lookupCTE finds the named query a one-part table name refers to; the
@@ -45,12 +44,12 @@ func (p *Planner) lookupCTE(n *ast.ObjectName) (int, bool) {
 
 // planCTE plans a reference to named query i: its query sees only the
 // named queries defined before it.
-func (p *Planner) planCTE(i int, alias *ast.Alias, job *jobgraph.Job) (*frag, error) {
+func (p *Planner) planCTE(i int, alias *ast.Alias, st *stmt) (*frag, error) {
 	saved := p.ctes
 	p.ctes = p.ctes[:i:i]
 	defer func() { p.ctes = saved }()
 	c := saved[i].def
-	f, err := p.planQuery(c.Query, job)
+	f, err := p.planQuery(c.Query, st)
 	if err != nil {
 		return nil, err
 	}
@@ -62,7 +61,7 @@ func (p *Planner) planCTE(i int, alias *ast.Alias, job *jobgraph.Job) (*frag, er
 
 // planView plans a reference to a view: its query, parsed from the
 // catalog, planned without the named queries of the referencing query.
-func (p *Planner) planView(t *catalog.Table, n *ast.TableName, job *jobgraph.Job) (*frag, error) {
+func (p *Planner) planView(t *catalog.Table, n *ast.TableName, st *stmt) (*frag, error) {
 	stmt, err := parser.ParseStatement(t.View)
 	if err != nil {
 		return nil, errAt(n.Pos(), sqlerr.Internal, "The query of view '%s' cannot be parsed: %v", t.Name, err)
@@ -78,7 +77,7 @@ func (p *Planner) planView(t *catalog.Table, n *ast.TableName, job *jobgraph.Job
 		return nil, errAt(n.Pos(), sqlerr.InvalidArgument, "View '%s' refers to itself through other views", t.Name)
 	}
 	defer func() { p.viewDepth-- }()
-	f, err := p.planQuery(q, job)
+	f, err := p.planQuery(q, st)
 	if err != nil {
 		return nil, err
 	}
