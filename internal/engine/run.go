@@ -45,6 +45,11 @@ type RunOptions struct {
 	// DryRun plans the statement and reports its outcome (kind, schema,
 	// sources, state schema) without changing anything or starting a job.
 	DryRun bool
+	// PlanVersion plans the statement with that plan version (see
+	// plan.LatestPlan); 0 plans with the latest. A resumed statement keeps
+	// the version it was created with, so that its operators read what
+	// their state was built from.
+	PlanVersion int
 }
 
 // Outcome is what Run did.
@@ -72,6 +77,12 @@ type Outcome struct {
 	// StateSchema describes the job's PTF state (uid and state types), so a
 	// replacing statement can tell whether it may carry the state over.
 	StateSchema string
+	// OperatorState describes the state of the job's other stateful
+	// operators (uid and the types of what each keeps), for the same
+	// purpose.
+	OperatorState string
+	// PlanVersion is the plan version of the job.
+	PlanVersion int
 	// Namespaces are the job's state namespaces.
 	Namespaces []string
 }
@@ -97,6 +108,7 @@ func (e *Engine) Run(ctx context.Context, sql string, opts RunOptions) (*Outcome
 			sess.Config[k] = v
 		}
 	}
+	sess.PlanVersion = opts.PlanVersion
 	saved := e.sess
 	e.sess = sess
 	e.run = &runState{name: opts.Name, jobID: opts.JobID, resume: opts.Resume, checkpointEvery: opts.CheckpointInterval, dryRun: opts.DryRun}
@@ -175,6 +187,8 @@ func (e *Engine) outcome(ctx context.Context, stmt ast.Statement, res *cli.Resul
 			}
 			out.StateSchema = strings.Join(schemas, ";")
 		}
+		out.OperatorState = operatorState(p.Job)
+		out.PlanVersion = p.Version
 	}
 	if res.Rows != nil && out.Job == nil {
 		out.Schema = res.Rows.Schema

@@ -329,3 +329,26 @@ func withOperands(e Expr, k []Expr) Expr {
 	}
 	panic("expr: withOperands of an expression operands does not know")
 }
+
+// IsLiteral reports whether e is a constant literal.
+func IsLiteral(e Expr) bool {
+	_, ok := e.(*litExpr)
+	return ok
+}
+
+// Size returns the number of operators and operands in e; an opaque
+// expression counts as large.
+func Size(e Expr) int {
+	if e == nil {
+		return 0
+	}
+	kids, ok := operands(e)
+	if !ok {
+		return 1 << 20
+	}
+	n := 1
+	for _, k := range kids {
+		n += Size(k)
+	}
+	return n
+}

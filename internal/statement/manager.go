@@ -99,10 +99,35 @@ type persisted struct {
 }
 
 type storedOutcome struct {
-	Kind        string            `json:"kind"`
-	Sources     map[string]string `json:"sources,omitempty"`
-	StateSchema string            `json:"state_schema,omitempty"`
-	Namespaces  []string          `json:"namespaces,omitempty"`
+	Kind          string            `json:"kind"`
+	Sources       map[string]string `json:"sources,omitempty"`
+	StateSchema   string            `json:"state_schema,omitempty"`
+	OperatorState string            `json:"operator_state,omitempty"`
+	Namespaces    []string          `json:"namespaces,omitempty"`
+	// PlanVersion is the plan version the statement runs with; 0 for
+	// statements stored before versions were recorded (plan.PlanV1).
+	PlanVersion int `json:"plan_version,omitempty"`
+}
+
+func (o *storedOutcome) outcome() *engine.Outcome {
+	return &engine.Outcome{Kind: o.Kind, Sources: o.Sources, StateSchema: o.StateSchema, OperatorState: o.OperatorState, Namespaces: o.Namespaces, PlanVersion: o.PlanVersion}
+}
+
+func storeOutcome(o *engine.Outcome) *storedOutcome {
+	return &storedOutcome{Kind: o.Kind, Sources: o.Sources, StateSchema: o.StateSchema, OperatorState: o.OperatorState, Namespaces: o.Namespaces, PlanVersion: o.PlanVersion}
+}
+
+// planVersion returns the plan version a statement with outcome o resumes
+// with: the one it first ran with, plan.PlanV1 for statements stored
+// before versions were recorded, the latest (0) without an outcome.
+func planVersion(o *engine.Outcome) int {
+	switch {
+	case o == nil:
+		return 0
+	case o.PlanVersion == 0:
+		return plan.PlanV1
+	}
+	return o.PlanVersion
 }
 
 func key(name string) []byte { return append([]byte{store.PrefixStatement}, name...) }
@@ -135,7 +160,7 @@ func Open(opts Options) (*Manager, error) {
 		}
 		e := &entry{st: p.Statement, exceptions: p.Exceptions}
 		if p.Outcome != nil {
-			e.outcome = &engine.Outcome{Kind: p.Outcome.Kind, Sources: p.Outcome.Sources, StateSchema: p.Outcome.StateSchema, Namespaces: p.Outcome.Namespaces}
+			e.outcome = p.Outcome.outcome()
 		}
 		m.stmts[e.st.Name] = e
 		switch e.st.Status.Phase {
@@ -226,7 +251,7 @@ func (m *Manager) save(e *entry) {
 	e.st.Metadata.UpdatedAt = m.now()
 	p := persisted{Statement: e.st, Exceptions: e.exceptions}
 	if o := e.outcome; o != nil {
-		p.Outcome = &storedOutcome{Kind: o.Kind, Sources: o.Sources, StateSchema: o.StateSchema, Namespaces: o.Namespaces}
+		p.Outcome = storeOutcome(o)
 	}
 	b, err := json.Marshal(p)
 	if err == nil {
@@ -315,9 +340,14 @@ func (m *Manager) start(e *entry, resume bool) {
 			interval = d
 		}
 	}
-	out, err := m.eng.Run(m.ctx, e.st.Spec.Statement, engine.RunOptions{
+	opts := engine.RunOptions{
 		Properties: e.st.Spec.Properties, JobID: jobID(e), Name: e.st.Name, Resume: resume, CheckpointInterval: interval,
-	})
+	}
+	if resume {
+		// Its operators must read what their state was built from.
+		opts.PlanVersion = planVersion(e.outcome)
+	}
+	out, err := m.eng.Run(m.ctx, e.st.Spec.Statement, opts)
 	if err != nil {
 		m.addException(e, err)
 		m.setPhase(e, v1.Failed, err.Error())

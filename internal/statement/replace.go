@@ -64,7 +64,9 @@ func (m *Manager) Replace(ctx context.Context, st v1.Statement) (ReplaceResult, 
 	}()
 
 	// Plan the new statement without running it.
-	next, err := m.eng.Run(ctx, st.Spec.Statement, engine.RunOptions{Properties: st.Spec.Properties, DryRun: true})
+	// With the old statement's plan version, so that its state can carry
+	// over into operators planned the same way.
+	next, err := m.eng.Run(ctx, st.Spec.Statement, engine.RunOptions{Properties: st.Spec.Properties, DryRun: true, PlanVersion: planVersion(oldOutcome)})
 	if err != nil {
 		return ReplaceResult{}, err
 	}
@@ -101,6 +103,7 @@ func (m *Manager) Replace(ctx context.Context, st v1.Statement) (ReplaceResult, 
 	e.st.Status = v1.Status{Phase: v1.Pending}
 	if carry {
 		e.st.Status.StateCarriedFrom = old.st.Name + "@" + old.st.Metadata.ResourceVersion
+		e.outcome = oldOutcome // it resumes with the old plan version
 	} else {
 		e.st.Metadata.UID = newUID()
 	}
@@ -123,6 +126,8 @@ func compatible(old, next *engine.Outcome) (bool, string) {
 		return false, fmt.Sprintf("the statement kind changed (%s -> %s)", old.Kind, next.Kind)
 	case old.StateSchema != next.StateSchema:
 		return false, fmt.Sprintf("the process table function's uid or state types changed (old %s, new %s)", old.StateSchema, next.StateSchema)
+	case old.OperatorState != "" && old.OperatorState != next.OperatorState:
+		return false, fmt.Sprintf("the state of an operator changed (old %s, new %s)", old.OperatorState, next.OperatorState)
 	case !sameKeys(old.Sources, next.Sources):
 		return false, "the statement reads different tables, so its source positions do not apply"
 	}

@@ -1,4 +1,4 @@
-package opt_test
+package opt
 
 import (
 	"fmt"
@@ -11,7 +11,6 @@ import (
 	"github.com/eddy-sql/eddy/internal/catalog"
 	"github.com/eddy-sql/eddy/internal/jobgraph"
 	"github.com/eddy-sql/eddy/internal/sql/ast"
-	"github.com/eddy-sql/eddy/internal/sql/opt"
 	"github.com/eddy-sql/eddy/internal/sql/parser"
 	"github.com/eddy-sql/eddy/internal/sql/plan"
 	"github.com/eddy-sql/eddy/internal/sqlerr"
@@ -24,6 +23,11 @@ import (
 //	exec   run DDL (CREATE TABLE, CREATE VIEW, CREATE FUNCTION) and SET
 //	uids   plan one query or INSERT and print the uid and operator of
 //	       every stateful node of its job, sorted by uid
+//	logical
+//	       bind one query or INSERT and print its logical plan
+//	rewrite [rules=name,...]
+//	       bind and apply the rewrite rules (all, or those named) to a
+//	       fixed point; print the plan, or "(unchanged)" and the plan
 type harness struct {
 	cat  *catalog.Catalog
 	reg  *ptf.Registry
@@ -64,6 +68,25 @@ func (h *harness) run(t *testing.T, d *datadriven.TestData) string {
 			return errString(err)
 		}
 		return uids(job)
+	case "logical":
+		b, err := h.bind(d.Input)
+		if err != nil {
+			return errString(err)
+		}
+		return plan.Explain(b, plan.ExplainOptions{})
+	case "rewrite":
+		b, err := h.bind(d.Input)
+		if err != nil {
+			return errString(err)
+		}
+		before := plan.Explain(b, plan.ExplainOptions{})
+		r := *b
+		r.Root = rewrite(b.Root, rulesArg(t, d))
+		after := plan.Explain(&r, plan.ExplainOptions{})
+		if after == before {
+			return "(unchanged)\n" + after
+		}
+		return after
 	}
 	t.Fatalf("unknown command %s", d.Cmd)
 	return ""
@@ -85,7 +108,7 @@ func (h *harness) exec(st ast.Statement) error {
 		if err != nil {
 			return err
 		}
-		q, err := opt.Optimize(b)
+		q, err := Optimize(b)
 		if err != nil {
 			return err
 		}
@@ -107,8 +130,8 @@ func (h *harness) exec(st ast.Statement) error {
 	return fmt.Errorf("the harness cannot run %T", st)
 }
 
-// plan plans a query or an INSERT into its job.
-func (h *harness) plan(src string) (*jobgraph.Job, error) {
+// bind binds a query or an INSERT into its logical plan.
+func (h *harness) bind(src string) (*plan.Bound, error) {
 	st, err := parser.ParseStatement(src)
 	if err != nil {
 		return nil, err
@@ -116,31 +139,53 @@ func (h *harness) plan(src string) (*jobgraph.Job, error) {
 	p := h.planner()
 	switch s := st.(type) {
 	case ast.Query:
-		b, err := p.BindSelect(s)
-		if err != nil {
-			return nil, err
-		}
-		q, err := opt.Optimize(b)
-		if err != nil {
-			return nil, err
-		}
-		return q.Job, nil
+		return p.BindSelect(s)
 	case *ast.Insert:
 		t, err := p.ResolveTable(s.Table)
 		if err != nil {
 			return nil, err
 		}
-		b, err := p.BindInsert(t, s.Columns, s.Query, s.Query.Pos())
-		if err != nil {
-			return nil, err
-		}
-		q, err := opt.Optimize(b)
-		if err != nil {
-			return nil, err
-		}
-		return q.Job, nil
+		return p.BindInsert(t, s.Columns, s.Query, s.Query.Pos())
 	}
 	return nil, fmt.Errorf("the harness cannot plan %T", st)
+}
+
+// plan plans a query or an INSERT into its job.
+func (h *harness) plan(src string) (*jobgraph.Job, error) {
+	b, err := h.bind(src)
+	if err != nil {
+		return nil, err
+	}
+	q, err := Optimize(b)
+	if err != nil {
+		return nil, err
+	}
+	return q.Job, nil
+}
+
+// rulesArg returns the rules named by rules=a,b (all by default).
+func rulesArg(t *testing.T, d *datadriven.TestData) []rule {
+	if !d.HasArg("rules") {
+		return rules
+	}
+	var out []rule
+	for _, a := range d.CmdArgs {
+		if a.Key != "rules" {
+			continue
+		}
+		for _, name := range strings.Split(strings.Join(a.Vals, ","), ",") {
+			found := false
+			for _, r := range rules {
+				if r.name == name {
+					out, found = append(out, r), true
+				}
+			}
+			if !found {
+				t.Fatalf("unknown rule %s", name)
+			}
+		}
+	}
+	return out
 }
 
 // uids lists the stateful nodes of a job by uid.
@@ -167,8 +212,19 @@ func errString(err error) string {
 	return "error: " + err.Error() + "\n"
 }
 
+func TestRules(t *testing.T) {
+	datadriven.Walk(t, "testdata/rules", func(t *testing.T, path string) {
+		datadriven.RunTest(t, path, newHarness(t).run)
+	})
+}
+
+// TestUIDs runs the uid files with the latest plan version and with plan
+// version 1: the rewrite rules keep every uid.
 func TestUIDs(t *testing.T) {
 	datadriven.Walk(t, "testdata/uids", func(t *testing.T, path string) {
 		datadriven.RunTest(t, path, newHarness(t).run)
+		h := newHarness(t)
+		h.sess.PlanVersion = plan.PlanV1
+		datadriven.RunTest(t, path, h.run)
 	})
 }

@@ -12,12 +12,16 @@ import (
 // Optimize turns a bound statement into a job: rewrite rules (from plan
 // version 2), changelog inference, physical translation.
 func Optimize(b *plan.Bound) (*plan.QueryPlan, error) {
+	root := b.Root
+	if b.Version >= plan.PlanV2 {
+		root = rewrite(root, rules)
+	}
 	x := newPlacer()
-	in, err := x.visit(b.Root.In)
+	in, err := x.visit(root.In)
 	if err != nil {
 		return nil, err
 	}
-	sink := *b.Root
+	sink := *root
 	sink.In = in
 	if err := x.placeSink(&sink); err != nil {
 		return nil, err
@@ -29,7 +33,7 @@ func Optimize(b *plan.Bound) (*plan.QueryPlan, error) {
 		return nil, err
 	}
 	cl := plan.ChangelogOf(&sink)
-	q := &plan.QueryPlan{Job: job, Schema: sink.Spec.Schema, Mode: cl.Mode, Key: cl.Key, Changelog: cl.Exact()}
+	q := &plan.QueryPlan{Job: job, Schema: sink.Spec.Schema, Mode: cl.Mode, Key: cl.Key, Changelog: cl.Exact(), Version: b.Version}
 	if sink.Spec.Kind != jobgraph.CollectSink {
 		q.Key = sink.Spec.Key
 	}

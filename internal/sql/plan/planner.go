@@ -61,6 +61,8 @@ type QueryPlan struct {
 	// Changelog is the exact changelog of the rows (Mode names only the
 	// encoding): it tells, for example, retract-no-delete from retract.
 	Changelog ptf.ChangelogMode
+	// Version is the plan version the job was planned with.
+	Version int
 }
 
 // qualify splits a possibly qualified name into catalog, database, name.
