@@ -3,14 +3,16 @@ package engine
 import (
 	"fmt"
 	"sort"
+	"strconv"
 	"strings"
 
 	"github.com/eddy-sql/eddy/internal/catalog"
 	"github.com/eddy-sql/eddy/internal/cli"
 	"github.com/eddy-sql/eddy/internal/connector/kafka"
 	"github.com/eddy-sql/eddy/internal/expr"
-	"github.com/eddy-sql/eddy/internal/jobgraph"
 	"github.com/eddy-sql/eddy/internal/sql/ast"
+	"github.com/eddy-sql/eddy/internal/sql/opt"
+	"github.com/eddy-sql/eddy/internal/sql/plan"
 	"github.com/eddy-sql/eddy/internal/sqlerr"
 )
 
@@ -278,14 +280,13 @@ func CreateTableSQL(t *catalog.Table) string {
 
 func (e *Engine) explain(s *ast.Explain) (*cli.Result, error) {
 	p := e.planner()
-	var job *jobgraph.Job
+	var q *plan.QueryPlan
+	var err error
 	switch st := s.Statement.(type) {
 	case ast.Query:
-		q, err := planSelect(p, st)
-		if err != nil {
+		if q, err = planSelect(p, st); err != nil {
 			return nil, err
 		}
-		job = q.Job
 	case *ast.Insert:
 		t, err := p.ResolveTable(st.Table)
 		if err != nil {
@@ -294,13 +295,15 @@ func (e *Engine) explain(s *ast.Explain) (*cli.Result, error) {
 		if _, isValues := st.Query.(*ast.Values); isValues {
 			return &cli.Result{Message: "\nValues -> Sink(" + t.FullName() + ")"}, nil
 		}
-		q, err := planInsert(p, t, st.Columns, st.Query, st.Query.Pos())
-		if err != nil {
+		if q, err = planInsert(p, t, st.Columns, st.Query, st.Query.Pos()); err != nil {
 			return nil, err
 		}
-		job = q.Job
 	default:
 		return nil, sqlerr.Newf(sqlerr.Unsupported, "EXPLAIN supports queries and INSERT statements").At(s.Statement.Pos())
 	}
-	return &cli.Result{Message: "\n" + jobgraph.Explain(job)}, nil
+	par := 1
+	if n, err := strconv.Atoi(e.sess.Config["parallelism.default"]); err == nil && n > 0 {
+		par = n
+	}
+	return &cli.Result{Message: "\n" + opt.Explain(q, par)}, nil
 }

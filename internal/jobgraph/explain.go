@@ -5,9 +5,12 @@ import (
 	"strings"
 )
 
-// Explain renders a job's operator DAG as an indented tree, sink first,
-// for EXPLAIN. Each operator shows its uid (state identity) and, for
-// keyed operators, the exchange that feeds it.
+// Explain renders a job's operator DAG as a tree, sink first, for
+// EXPLAIN: each operator with its uid (the name of its state), the
+// exchanges into keyed operators, and the changelog kinds it emits
+// (Flink's notation, inferred bottom-up by ChangelogKinds). Children are
+// drawn below their consumer, ":- " before all but the last, "+- " before
+// the last; an input read by several operators appears under each.
 func Explain(j *Job) string {
 	var b strings.Builder
 	switch j.Sink.Kind {
@@ -19,26 +22,30 @@ func Explain(j *Job) string {
 		fmt.Fprintf(&b, "Collect(mode=[%s])\n", j.Mode)
 	}
 	nodes, src := ChangelogKinds(j)
-	explainEndpoint(&b, j, "  ", j.Result, nodes, src)
+	explainEndpoint(&b, j, "+- ", "   ", j.Result, nodes, src)
 	return b.String()
 }
 
-func explainEndpoint(b *strings.Builder, j *Job, indent string, e int, nodes, src []Kinds) {
+func explainEndpoint(b *strings.Builder, j *Job, prefix, next string, e int, nodes, src []Kinds) {
 	if i, ok := IsSource(e); ok {
-		explainInput(b, indent, j.Inputs[i], src[i])
+		b.WriteString(prefix)
+		explainInput(b, j.Inputs[i], src[i])
 		return
 	}
 	n := j.Nodes[e]
-	b.WriteString(indent)
+	b.WriteString(prefix)
 	writeOp(b, j, n)
 	fmt.Fprintf(b, ", changelogMode=%s\n", nodes[e])
-	for _, in := range n.Inputs {
-		ind := indent + "  "
-		if in.Exchange == Hash {
-			fmt.Fprintf(b, "%sExchange(distribution=[hash%v])\n", ind, names(endpointSchema(j, in.From).Names(), in.Keys))
-			ind += "  "
+	for k, in := range n.Inputs {
+		pre, nx := next+":- ", next+":  "
+		if k == len(n.Inputs)-1 {
+			pre, nx = next+"+- ", next+"   "
 		}
-		explainEndpoint(b, j, ind, in.From, nodes, src)
+		if in.Exchange == Hash {
+			fmt.Fprintf(b, "%sExchange(distribution=[hash%v])\n", pre, names(endpointSchema(j, in.From).Names(), in.Keys))
+			pre, nx = nx+"+- ", nx+"   "
+		}
+		explainEndpoint(b, j, pre, nx, in.From, nodes, src)
 	}
 }
 
@@ -120,20 +127,20 @@ func (c AggCall) String(in []string) string {
 	return s
 }
 
-func explainInput(b *strings.Builder, indent string, in Input, k Kinds) {
+func explainInput(b *strings.Builder, in Input, k Kinds) {
 	wm := ""
 	if in.Watermark != nil {
 		wm = fmt.Sprintf(", watermark=[%s]", in.Watermark.Expr)
 	}
 	if in.Source != nil {
-		fmt.Fprintf(b, "%sKafkaScan(table=[%s], source=[%s], mode=[%s]%s, fields=%v), changelogMode=%s\n", indent, in.Table, in.Source.Name(), in.Mode, wm, in.Schema.Names(), k)
+		fmt.Fprintf(b, "KafkaScan(table=[%s], source=[%s], mode=[%s]%s, fields=%v), changelogMode=%s\n", in.Table, in.Source.Name(), in.Mode, wm, in.Schema.Names(), k)
 		return
 	}
 	scan := "LogScan"
 	if in.Generator != nil {
 		scan = "GeneratedScan"
 	}
-	fmt.Fprintf(b, "%s%s(table=[%s], partitions=[%d], mode=[%s]%s, fields=%v), changelogMode=%s\n", indent, scan, in.Table, in.Partitions, in.Mode, wm, in.Schema.Names(), k)
+	fmt.Fprintf(b, "%s(table=[%s], partitions=[%d], mode=[%s]%s, fields=%v), changelogMode=%s\n", scan, in.Table, in.Partitions, in.Mode, wm, in.Schema.Names(), k)
 }
 
 func writeCalc(b *strings.Builder, c Calc) {

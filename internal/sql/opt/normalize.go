@@ -32,6 +32,8 @@ import (
 
 // placer places the normalizes of a plan.
 type placer struct {
+	// version is the plan version.
+	version int
 	// count is the number of normalizes placed so far.
 	count int
 	// done maps a visited node to its rebuilt copy.

@@ -17,6 +17,7 @@ func Optimize(b *plan.Bound) (*plan.QueryPlan, error) {
 		root = rewrite(root, rules)
 	}
 	x := newPlacer()
+	x.version = b.Version
 	in, err := x.visit(root.In)
 	if err != nil {
 		return nil, err
@@ -33,7 +34,7 @@ func Optimize(b *plan.Bound) (*plan.QueryPlan, error) {
 		return nil, err
 	}
 	cl := plan.ChangelogOf(&sink)
-	q := &plan.QueryPlan{Job: job, Schema: sink.Spec.Schema, Mode: cl.Mode, Key: cl.Key, Changelog: cl.Exact(), Version: b.Version}
+	q := &plan.QueryPlan{Job: job, Schema: sink.Spec.Schema, Mode: cl.Mode, Key: cl.Key, Changelog: cl.Exact(), Version: b.Version, Logical: b, Optimized: &opt}
 	if sink.Spec.Kind != jobgraph.CollectSink {
 		q.Key = sink.Spec.Key
 	}
@@ -92,6 +93,12 @@ func (x *placer) placeSink(s *plan.Sink) error {
 		// (or by none): materialize per primary key, as Flink's
 		// SinkUpsertMaterializer does (table.exec.sink.upsert-materialize
 		// AUTO).
+		s.Materialize = true
+	}
+	if cl.Mode == jobgraph.Retract && len(s.PK) > 0 && x.version >= plan.PlanV2 && !onlyUpdateAfter(s.In) {
+		// Keyed by the primary key, but a filter on other columns can
+		// remove the +U of an update and pass its -U alone, which an
+		// upsert sink drops: the materializer turns it into a delete.
 		s.Materialize = true
 	}
 	return nil

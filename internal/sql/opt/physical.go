@@ -27,15 +27,31 @@ type translator struct {
 func translate(b *plan.Bound) (*jobgraph.Job, error) {
 	t := &translator{job: &jobgraph.Job{Inputs: b.Inputs, Parallelism: 1}, done: map[plan.Rel]int{}}
 	s := b.Root
-	end, err := t.endpoint(s.In)
+	// The sink's enforcers (casts, NOT NULL, lengths) run in a calc; from
+	// plan version 2 it merges with the calc of the query below it.
+	var enforce *plan.Calc
+	if s.EnforceProject != nil || s.EnforceFilter != nil {
+		cols := s.In.Columns()
+		if s.EnforceProject != nil {
+			cols = s.Columns()
+		}
+		enforce = &plan.Calc{In: s.In, Filter: s.EnforceFilter, Project: s.EnforceProject, Cols: cols}
+		if b.Version >= plan.PlanV2 {
+			if m, ok := calcMerge(enforce).(*plan.Calc); ok {
+				enforce = m
+			}
+		}
+	}
+	in := s.In
+	if enforce != nil {
+		in = enforce.In
+	}
+	end, err := t.endpoint(in)
 	if err != nil {
 		return nil, err
 	}
-	switch {
-	case s.EnforceProject != nil:
-		end = t.add("calc", end, &jobgraph.Calc{Filter: s.EnforceFilter, Project: s.EnforceProject}, s.Spec.Schema)
-	case s.EnforceFilter != nil:
-		end = t.add("calc", end, &jobgraph.Calc{Filter: s.EnforceFilter}, plan.SchemaOf(s.In))
+	if enforce != nil {
+		end = t.add("calc", end, &jobgraph.Calc{Filter: enforce.Filter, Project: enforce.Project}, plan.SchemaOf(enforce))
 	}
 	if s.Materialize {
 		end = t.addNode(jobgraph.Node{

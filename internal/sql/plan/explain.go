@@ -18,6 +18,10 @@ type ExplainOptions struct {
 	// Annotate returns more attributes of a node ("changelogMode=[I]"), or
 	// "".
 	Annotate func(Rel) string
+	// Exchange returns the exchange into port i of a node
+	// ("Exchange(distribution=[hash[k]])"), printed between the node and
+	// that input, or "".
+	Exchange func(r Rel, port int) string
 }
 
 // Explain prints a plan as a tree, root first, in the style of Flink's
@@ -37,11 +41,17 @@ func Explain(b *Bound, o ExplainOptions) string {
 		sb.WriteByte('\n')
 		ins := r.Inputs()
 		for i, in := range ins {
+			pre, next := childPrefix+":- ", childPrefix+":  "
 			if i == len(ins)-1 {
-				walk(in, childPrefix+"+- ", childPrefix+"   ")
-			} else {
-				walk(in, childPrefix+":- ", childPrefix+":  ")
+				pre, next = childPrefix+"+- ", childPrefix+"   "
 			}
+			if o.Exchange != nil {
+				if x := o.Exchange(r, i); x != "" {
+					sb.WriteString(pre + x + "\n")
+					pre, next = next+"+- ", next+"   "
+				}
+			}
+			walk(in, pre, next)
 		}
 	}
 	walk(root, "", "")
@@ -166,7 +176,7 @@ func nodeAttrs(b *Bound, r Rel) []string {
 			}
 			a = append(a, arg+"]")
 		}
-		return append(a, "produces=["+n.Spec.Produced.String()+"]", "fields=["+strings.Join(names(n.Cols), ", ")+"]")
+		return append(a, "produces="+n.Spec.Produced.String(), "fields=["+strings.Join(names(n.Cols), ", ")+"]")
 	case *Limit:
 		return []string{fmt.Sprintf("fetch=[%d]", n.N)}
 	case *Normalize:

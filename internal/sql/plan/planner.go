@@ -63,6 +63,10 @@ type QueryPlan struct {
 	Changelog ptf.ChangelogMode
 	// Version is the plan version the job was planned with.
 	Version int
+	// Logical is the bound plan and Optimized the plan the job was
+	// translated from (after rewrites and changelog inference), for
+	// EXPLAIN.
+	Logical, Optimized *Bound
 }
 
 // qualify splits a possibly qualified name into catalog, database, name.
