@@ -47,15 +47,16 @@ func Columns(e Expr) ([]int, bool) {
 
 // Substitute returns e with every column reference i replaced by sub(i)
 // (nil keeps the reference). It reports false when a replacement's type
-// (with its nullability) differs from the column's, or when e holds an
-// opaque expression.
+// differs from the column's (a NOT NULL replacement may stand for a
+// nullable column, not the other way round), or when e holds an opaque
+// expression.
 func Substitute(e Expr, sub func(i int) Expr) (Expr, bool) {
 	if c, ok := e.(*colExpr); ok {
 		r := sub(c.idx)
 		if r == nil {
 			return e, true
 		}
-		if t := r.Type(); !t.Same(c.t) || t.NotNull != c.t.NotNull {
+		if t := r.Type(); !t.Same(c.t) || (c.t.NotNull && !t.NotNull) {
 			return nil, false
 		}
 		return r, true

@@ -62,9 +62,12 @@ func TestRewrite(t *testing.T) {
 	require.NoError(t, err)
 	require.Equal(t, int64(20), v.Int(), "x + 1 + 7 with x = 12")
 
-	// A replacement must have the column's type, nullability included.
+	// A replacement must have the column's type; it may be NOT NULL where
+	// the column is nullable, not the other way round.
 	_, ok = Substitute(gt, func(i int) Expr { return c })
-	require.False(t, ok, "a is nullable, c is NOT NULL")
+	require.True(t, ok, "a is nullable, c is NOT NULL")
+	_, ok = Substitute(must(Binary(">", c, ten)), func(i int) Expr { return a })
+	require.False(t, ok, "c is NOT NULL, a is nullable")
 	same, ok := Substitute(gt, func(int) Expr { return nil })
 	require.True(t, ok)
 	require.Same(t, gt, same)

@@ -19,7 +19,11 @@ func Explain(j *Job) string {
 	case ExternalSink:
 		fmt.Fprintf(&b, "KafkaSink(table=[%s], mode=[%s], key=%v)\n", j.Sink.Table, j.Sink.Mode, names(j.Sink.Schema.Names(), j.Sink.Key))
 	default:
-		fmt.Fprintf(&b, "Collect(mode=[%s])\n", j.Mode)
+		if j.Limit > 0 {
+			fmt.Fprintf(&b, "Collect(mode=[%s], limit=[%d])\n", j.Mode, j.Limit)
+		} else {
+			fmt.Fprintf(&b, "Collect(mode=[%s])\n", j.Mode)
+		}
 	}
 	nodes, src := ChangelogKinds(j)
 	explainEndpoint(&b, j, "+- ", "   ", j.Result, nodes, src)

@@ -25,6 +25,8 @@ import (
 //	       every stateful node of its job, sorted by uid
 //	logical
 //	       bind one query or INSERT and print its logical plan
+//	explain
+//	       plan one query or INSERT and print what EXPLAIN prints
 //	rewrite [rules=name,...]
 //	       bind and apply the rewrite rules (all, or those named) to a
 //	       fixed point; print the plan, or "(unchanged)" and the plan
@@ -68,6 +70,16 @@ func (h *harness) run(t *testing.T, d *datadriven.TestData) string {
 			return errString(err)
 		}
 		return uids(job)
+	case "explain":
+		b, err := h.bind(d.Input)
+		if err != nil {
+			return errString(err)
+		}
+		q, err := Optimize(b)
+		if err != nil {
+			return errString(err)
+		}
+		return Explain(q, 1)
 	case "logical":
 		b, err := h.bind(d.Input)
 		if err != nil {
@@ -210,6 +222,12 @@ func errString(err error) string {
 		return fmt.Sprintf("error (%s) at %s: %s\n", se.Code, se.Pos, se.Message)
 	}
 	return "error: " + err.Error() + "\n"
+}
+
+func TestExplain(t *testing.T) {
+	datadriven.Walk(t, "testdata/explain", func(t *testing.T, path string) {
+		datadriven.RunTest(t, path, newHarness(t).run)
+	})
 }
 
 func TestRules(t *testing.T) {

@@ -6,8 +6,9 @@ import (
 )
 
 // calcIdentity removes what a calc does not do: a projection that passes
-// every column on in order, and then the calc itself when it neither
-// filters nor renames.
+// every column on in order, and then the calc itself when it does not
+// filter (a calc that only renames columns does nothing: the names a
+// query shows come from its scope, not from the plan's nodes).
 func calcIdentity(r plan.Rel) plan.Rel {
 	c, ok := r.(*plan.Calc)
 	if !ok {
@@ -19,7 +20,7 @@ func calcIdentity(r plan.Rel) plan.Rel {
 		n.Project = nil
 		return &n
 	}
-	if c.Project == nil && c.Filter == nil && sameNames(c.Cols, in) {
+	if c.Project == nil && c.Filter == nil {
 		return c.In
 	}
 	return r
@@ -33,19 +34,7 @@ func isIdentity(project []expr.Expr, in []plan.Column) bool {
 	}
 	for i, x := range project {
 		j, ok := expr.ColumnOf(x)
-		if !ok || j != i || !x.Type().Same(in[i].Type) || x.Type().NotNull != in[i].Type.NotNull {
-			return false
-		}
-	}
-	return true
-}
-
-func sameNames(a, b []plan.Column) bool {
-	if len(a) != len(b) {
-		return false
-	}
-	for i := range a {
-		if a[i].Name != b[i].Name {
+		if !ok || j != i || !x.Type().Same(in[i].Type) {
 			return false
 		}
 	}

@@ -71,8 +71,15 @@ func inferTraits(s *plan.Sink) map[plan.Rel]Traits {
 			}
 		}
 		t := Traits{Kinds: k}
-		if updating(k) {
-			t.Key = plan.ChangelogOf(r).Key
+		switch n := r.(type) {
+		case *plan.Sink:
+			if n.Spec.Mode == jobgraph.Upsert && n.Spec.Kind != jobgraph.CollectSink {
+				t.Key = n.Spec.Key // in the sink's columns
+			}
+		default:
+			if updating(k) {
+				t.Key = plan.ChangelogOf(r).Key
+			}
 		}
 		out[r] = t
 		return k
