@@ -92,6 +92,8 @@ func writeOp(b *strings.Builder, j *Job, n Node) {
 		fmt.Fprintf(b, "SinkUpsertMaterializer(uid=[%s], pk=%v)", n.UID, names(n.Out.Names(), op.Key))
 	case *Values:
 		fmt.Fprintf(b, "Values(rows=[%d])", len(op.Rows))
+	case *WindowTVF, *WindowAggregate, *WindowRank, *WindowDeduplicate, *WindowJoin:
+		writeWindowOp(b, j, n)
 	default:
 		fmt.Fprintf(b, "%T", op)
 	}

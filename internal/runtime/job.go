@@ -95,6 +95,9 @@ type Job struct {
 	err error
 
 	metrics jobMetrics
+	// procTime is set when operators work on processing time: the source
+	// then checkpoints at every tick of an idle input (proctime.go).
+	procTime bool
 }
 
 // jobMetrics are updated by the tasks and read by Metrics.
@@ -107,6 +110,8 @@ type jobMetrics struct {
 	// skipped counts records not read: undecodable (error-handling
 	// ignore or log) or skipped by their format.
 	skipped atomic.Int64
+	// late counts the rows operators dropped as late (OpContext.Late).
+	late atomic.Int64
 }
 
 // Metrics is a snapshot of a job's counters.
@@ -120,6 +125,9 @@ type Metrics struct {
 	// Skipped counts input records that were not decoded (bad records
 	// under 'error-handling.mode' ignore or log).
 	Skipped int64
+	// LateRecordsDropped counts the rows the job's operators dropped as
+	// late: their window had fired when they arrived.
+	LateRecordsDropped int64
 	// Watermark is the highest watermark the source emitted (zero time
 	// when none yet).
 	Watermark time.Time
@@ -133,6 +141,7 @@ func (j *Job) Metrics() Metrics {
 		LastCheckpointDuration: time.Duration(j.metrics.lastCheckpointNanos.Load()),
 		LastCheckpointBytes:    j.metrics.lastCheckpointBytes.Load(),
 		Skipped:                j.metrics.skipped.Load(),
+		LateRecordsDropped:     j.metrics.late.Load(),
 	}
 	if w := j.metrics.watermark.Load(); w != MinWatermark && w != MaxWatermark {
 		m.Watermark = time.Unix(0, w).UTC()
@@ -153,6 +162,8 @@ type subtask struct {
 	ops    []Operator
 	srcOut []*nodeOut
 	sink   sink
+	// procOps are the operators of ops with processing-time work.
+	procOps []procTimeOperator
 }
 
 // target is a consumer of an endpoint: port of node, or the sink (node
@@ -431,13 +442,17 @@ func (j *Job) newSubtask(i int) (*subtask, error) {
 		}
 		st.ops[k] = op
 	}
+	st.procOps = procTimeOps(st.ops)
+	if len(st.procOps) > 0 {
+		j.procTime = true
+	}
 	return st, nil
 }
 
 // newOperator builds the operator of node k for subtask st.
 func (j *Job) newOperator(st *subtask, k int, out *nodeOut) (Operator, error) {
 	n := &j.graph.Nodes[k]
-	oc := OpContext{NS: j.opts.ID + "/" + n.UID, KV: st.kv, Clock: j.env.Clock, MaxKeys: j.opts.CacheKeys, Out: out}
+	oc := OpContext{NS: j.opts.ID + "/" + n.UID, KV: st.kv, Clock: j.env.Clock, MaxKeys: j.opts.CacheKeys, Out: out, Late: &j.metrics.late}
 	switch spec := n.Op.(type) {
 	case *jobgraph.Calc:
 		op := &calcOp{c: spec, out: out}
@@ -457,6 +472,16 @@ func (j *Job) newOperator(st *subtask, k int, out *nodeOut) (Operator, error) {
 		return newMaterializeOp(spec, oc), nil
 	case *jobgraph.Aggregate:
 		return newAggregateOp(spec, j.endpointSchema(n.Inputs[0].From), oc)
+	case *jobgraph.WindowTVF:
+		return newWindowTVFOp(spec, j.endpointSchema(n.Inputs[0].From), oc)
+	case *jobgraph.WindowAggregate:
+		return newWindowAggOp(spec, j.endpointSchema(n.Inputs[0].From), oc)
+	case *jobgraph.WindowRank:
+		return newWindowRankOp(spec, j.endpointSchema(n.Inputs[0].From), oc)
+	case *jobgraph.WindowDeduplicate:
+		return newWindowDedupOp(spec, j.endpointSchema(n.Inputs[0].From), oc)
+	case *jobgraph.WindowJoin:
+		return newWindowJoinOp(spec, oc)
 	case *jobgraph.PTF:
 		opts := []ptfOpOption{withMaxKeys(j.opts.CacheKeys)}
 		if j.par > 1 {
@@ -614,6 +639,9 @@ func (st *subtask) run(ctx context.Context) error {
 		}
 	}
 	for batch := range st.ch {
+		if err := st.onProcessingTime(); err != nil {
+			return err
+		}
 		for i := range batch {
 			ev := &batch[i]
 			switch ev.kind {

@@ -1,6 +1,8 @@
 package runtime
 
 import (
+	"sync/atomic"
+
 	"github.com/eddy-sql/eddy/types"
 )
 
@@ -50,6 +52,17 @@ type OpContext struct {
 	MaxKeys int
 	// Out receives the operator's rows and watermarks.
 	Out Output
+	// Late counts, job-wide, the rows operators dropped as late (their
+	// window already fired; Metrics.LateRecordsDropped). Nil in tests
+	// that do not count.
+	Late *atomic.Int64
+}
+
+// countLate adds n to the job's late-row counter, if there is one.
+func (oc *OpContext) countLate(n int64) {
+	if oc.Late != nil {
+		oc.Late.Add(n)
+	}
 }
 
 // minWatermark tracks per-port watermarks and their minimum.
