@@ -48,7 +48,7 @@ func newSessionAggOp(spec *jobgraph.WindowAggregate, calls aggCalls, in *types.S
 	op := &sessionAggOp{keys: spec.Keys, aggCalls: calls, assign: a, proc: w.ProcTime(), clock: oc.Clock,
 		procNow: MinWatermark, oc: oc, wm: newMinWatermark(1), width: len(spec.Keys) + len(spec.Calls) + 3}
 	n := len(calls.calls)
-	op.table, err = newSessTable(oc.NS, winAggStateName, oc.KV, a.zone, a.gap,
+	op.table, err = newSessTable(oc.NS, winAggStateName, oc.KV, a.zone, a.gap, &op.wm,
 		func(dst []byte, v *winAgg) []byte { return appendWinAgg(dst, v) },
 		func(b []byte, v *winAgg) error { return decodeWinAgg(b, v, n) },
 		op.mergeGroups)
@@ -115,6 +115,7 @@ func (op *sessionAggOp) Process(_ int, row types.Row) error {
 // Watermark implements Operator.
 func (op *sessionAggOp) Watermark(port int, wm int64) error {
 	w, rose := op.wm.advance(port, wm)
+	op.table.metaDirty = true // the input watermarks are state
 	if !rose {
 		return nil
 	}

@@ -60,7 +60,7 @@ func newSessionTVFOp(spec *jobgraph.WindowTVF, in *types.Schema, oc OpContext) (
 	}
 	op := &sessionTVFOp{keys: w.PartitionKeys, assign: a, proc: w.ProcTime(), clock: oc.Clock, procNow: MinWatermark,
 		oc: oc, wm: newMinWatermark(1), width: in.Len() + 3}
-	op.table, err = newSessTable(oc.NS, sessTVFStateName, oc.KV, a.zone, a.gap, appendSessRows, decodeSessRows,
+	op.table, err = newSessTable(oc.NS, sessTVFStateName, oc.KV, a.zone, a.gap, &op.wm, appendSessRows, decodeSessRows,
 		func(dst, src *sessRows) error {
 			dst.rows = append(dst.rows, src.rows...)
 			return nil
@@ -103,6 +103,7 @@ func (op *sessionTVFOp) Process(_ int, row types.Row) error {
 // Watermark implements Operator.
 func (op *sessionTVFOp) Watermark(port int, wm int64) error {
 	w, rose := op.wm.advance(port, wm)
+	op.table.metaDirty = true // the input watermarks are state
 	if !rose {
 		return nil
 	}

@@ -31,18 +31,16 @@ import (
 // winTable. Open sessions stay in memory and are read back whole on
 // restore.
 type sessTable[E any] struct {
-	ns, name  string
-	kv        KV
-	zone      winZone
-	gap       int64
-	keys      map[string]*sessKey[E]
-	queue     sessQueue[E]
-	progress  int64
-	seq       uint64
-	dirty     []*sessKey[E]
-	metaDirty bool
-	encode    func(dst []byte, v *E) []byte
-	decode    func(b []byte, v *E) error
+	ns, name string
+	kv       KV
+	zone     winZone
+	gap      int64
+	keys     map[string]*sessKey[E]
+	queue    sessQueue[E]
+	winMeta
+	dirty  []*sessKey[E]
+	encode func(dst []byte, v *E) []byte
+	decode func(b []byte, v *E) error
 	// merge merges src's state into dst's.
 	merge        func(dst, src *E) error
 	id, buf, enc []byte
@@ -64,8 +62,8 @@ type sessWin[E any] struct {
 	v    E
 }
 
-func newSessTable[E any](ns, name string, kv KV, zone winZone, gap int64, encode func([]byte, *E) []byte, decode func([]byte, *E) error, merge func(dst, src *E) error) (*sessTable[E], error) {
-	t := &sessTable[E]{ns: ns, name: name, kv: kv, zone: zone, gap: gap, progress: MinWatermark,
+func newSessTable[E any](ns, name string, kv KV, zone winZone, gap int64, inputs *minWatermark, encode func([]byte, *E) []byte, decode func([]byte, *E) error, merge func(dst, src *E) error) (*sessTable[E], error) {
+	t := &sessTable[E]{ns: ns, name: name, kv: kv, zone: zone, gap: gap, winMeta: winMeta{progress: MinWatermark, inputs: inputs},
 		keys: map[string]*sessKey[E]{}, encode: encode, decode: decode, merge: merge}
 	if err := t.restore(); err != nil {
 		return nil, fmt.Errorf("restoring session state: %w", err)
@@ -80,12 +78,7 @@ func (t *sessTable[E]) restore() error {
 		}
 		switch en.Name {
 		case winMetaName:
-			p, n := binary.Varint(en.Value)
-			s, m := binary.Uvarint(en.Value[max(n, 0):])
-			if n <= 0 || m <= 0 {
-				return errors.New("malformed progress")
-			}
-			t.progress, t.seq = p, s
+			return t.decodeMeta(en.Value)
 		case t.name:
 			key, err := types.DecodeRow(en.Key)
 			if err != nil {
@@ -129,13 +122,6 @@ func (t *sessTable[E]) restore() error {
 	})
 }
 
-// nextSeq returns a new arrival number (persisted with the progress).
-func (t *sessTable[E]) nextSeq() uint64 {
-	t.seq++
-	t.metaDirty = true
-	return t.seq
-}
-
 // fired reports whether a window ending at local time end has fired.
 func (t *sessTable[E]) fired(end int64) bool { return t.zone.triggerNanos(end) <= t.progress }
 
@@ -176,9 +162,7 @@ func (t *sessTable[E]) add(keyVals []types.Value, ts int64) (*sessKey[E], *sessW
 	}
 	t.touch(k)
 	if first < 0 {
-		t.seq++
-		t.metaDirty = true
-		s := &sessWin[E]{span: w, seq: t.seq}
+		s := &sessWin[E]{span: w, seq: t.nextSeq()}
 		i, _ := slices.BinarySearchFunc(k.wins, w.start, func(x *sessWin[E], start int64) int { return cmpInt(x.span.start, start) })
 		k.wins = slices.Insert(k.wins, i, s)
 		t.push(k, s)
@@ -268,15 +252,9 @@ func (t *sessTable[E]) flush() error {
 	}
 	clear(t.dirty)
 	t.dirty = t.dirty[:0]
-	if t.metaDirty {
-		t.buf = binary.AppendVarint(t.buf[:0], t.progress)
-		t.buf = binary.AppendUvarint(t.buf, t.seq)
-		if err := t.kv.Put(t.ns, winMetaName, winMetaKey, t.buf); err != nil {
-			return fmt.Errorf("session state: %w", err)
-		}
-		t.metaDirty = false
-	}
-	return nil
+	var err error
+	t.buf, err = t.flushMeta(t.kv, t.ns, t.buf)
+	return err
 }
 
 // sessItem is a pending session timer; it is stale when its key has no

@@ -65,7 +65,7 @@ func newWindowAggOp(spec *jobgraph.WindowAggregate, in *types.Schema, oc OpConte
 	op := &windowAggOp{keys: spec.Keys, aggCalls: calls, rows: rows, oc: oc, wm: newMinWatermark(1),
 		width: len(spec.Keys) + len(spec.Calls) + 3}
 	n := len(calls.calls)
-	op.table, err = newWinTable(oc.NS, winAggStateName, oc.KV, rows.assign.zone,
+	op.table, err = newWinTable(oc.NS, winAggStateName, oc.KV, rows.assign.zone, &op.wm,
 		func(dst []byte, v *winAgg) []byte { return appendWinAgg(dst, v) },
 		func(b []byte, v *winAgg) error { return decodeWinAgg(b, v, n) })
 	if err != nil {
@@ -126,6 +126,7 @@ func (v *winAgg) initAccs(n int) {
 // windows fire only at the end of the input.
 func (op *windowAggOp) Watermark(port int, wm int64) error {
 	w, rose := op.wm.advance(port, wm)
+	op.table.metaDirty = true // the input watermarks are state
 	if !rose {
 		return nil
 	}

@@ -46,7 +46,7 @@ func newWindowDedupOp(spec *jobgraph.WindowDeduplicate, in *types.Schema, oc OpC
 		return nil, fmt.Errorf("window deduplicate: %w", err)
 	}
 	op := &windowDedupOp{spec: spec, rows: rows, oc: oc, wm: newMinWatermark(1)}
-	op.table, err = newWinTable(oc.NS, winDedupStateName, oc.KV, rows.assign.zone,
+	op.table, err = newWinTable(oc.NS, winDedupStateName, oc.KV, rows.assign.zone, &op.wm,
 		func(dst []byte, v *dedupRow) []byte { return appendSizedRow(dst, types.Row{Values: v.row}) },
 		func(b []byte, v *dedupRow) error {
 			r, rest, err := decodeSizedRow(b)
@@ -101,6 +101,7 @@ func (op *windowDedupOp) Process(_ int, row types.Row) error {
 // Watermark implements Operator.
 func (op *windowDedupOp) Watermark(port int, wm int64) error {
 	w, rose := op.wm.advance(port, wm)
+	op.table.metaDirty = true // the input watermarks are state
 	if !rose {
 		return nil
 	}

@@ -82,7 +82,7 @@ func newWindowJoinOp(spec *jobgraph.WindowJoin, oc OpContext) (Operator, error) 
 		return nil, fmt.Errorf("window join: unknown kind %d", spec.Kind)
 	}
 	var err error
-	op.table, err = newWinTable(oc.NS, winJoinStateName, oc.KV, op.rows[0].assign.zone,
+	op.table, err = newWinTable(oc.NS, winJoinStateName, oc.KV, op.rows[0].assign.zone, &op.wm,
 		func(dst []byte, v *joinRows) []byte { return appendRows(appendRows(dst, v.sides[0]), v.sides[1]) },
 		func(b []byte, v *joinRows) error {
 			var err error
@@ -129,6 +129,7 @@ func (op *windowJoinOp) Process(port int, row types.Row) error {
 // sides'.
 func (op *windowJoinOp) Watermark(port int, wm int64) error {
 	w, rose := op.wm.advance(port, wm)
+	op.table.metaDirty = true // the input watermarks are state
 	if !rose {
 		return nil
 	}

@@ -60,7 +60,7 @@ func newWindowRankOp(spec *jobgraph.WindowRank, in *types.Schema, oc OpContext) 
 	if spec.OutputRank {
 		op.width++
 	}
-	op.table, err = newWinTable(oc.NS, winRankStateName, oc.KV, rows.assign.zone, appendRowList,
+	op.table, err = newWinTable(oc.NS, winRankStateName, oc.KV, rows.assign.zone, &op.wm, appendRowList,
 		func(b []byte, v *rankRows) error {
 			var err error
 			v.rows, err = decodeRowList(b)
@@ -169,6 +169,7 @@ func (op *windowRankOp) prune(rs [][]types.Value) [][]types.Value {
 // Watermark implements Operator.
 func (op *windowRankOp) Watermark(port int, wm int64) error {
 	w, rose := op.wm.advance(port, wm)
+	op.table.metaDirty = true // the input watermarks are state
 	if !rose {
 		return nil
 	}

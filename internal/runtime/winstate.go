@@ -34,15 +34,11 @@ type winTable[E any] struct {
 	entries  map[string]*winEntry[E]
 	buckets  map[winSpan]*winBucket[E]
 	queue    winQueue[E]
-	// progress is the engine time windows fired up to (MinWatermark: none
-	// yet); a window fires when its trigger time is at most progress.
-	progress  int64
-	seq       uint64
-	dirty     []*winEntry[E]
-	metaDirty bool
-	encode    func(dst []byte, v *E) []byte
-	decode    func(b []byte, v *E) error
-	id, buf   []byte
+	winMeta
+	dirty   []*winEntry[E]
+	encode  func(dst []byte, v *E) []byte
+	decode  func(b []byte, v *E) error
+	id, buf []byte
 }
 
 // winEntry is the state of one key in one window.
@@ -66,15 +62,97 @@ type winBucket[E any] struct {
 	entries []*winEntry[E]
 }
 
-// winMetaName and winMetaKey name the value holding progress and counter.
+// winMetaName and winMetaKey name the value holding a window table's
+// winMeta.
 const winMetaName = "meta"
 
 var winMetaKey = []byte("m")
 
+// winMeta is the operator-wide state of a window or session table.
+type winMeta struct {
+	// progress is the engine time windows fired up to (MinWatermark: none
+	// yet); a window fires when its trigger time is at most progress.
+	progress int64
+	// seq numbers entries (and rows) in arrival order.
+	seq uint64
+	// inputs are the operator's input watermarks, kept across restores so
+	// that its output watermark does not fall back or wait for inputs to
+	// repeat theirs.
+	inputs    *minWatermark
+	metaDirty bool
+}
+
+func (m *winMeta) nextSeq() uint64 {
+	m.seq++
+	m.metaDirty = true
+	return m.seq
+}
+
+func (m *winMeta) appendMeta(dst []byte) []byte {
+	dst = binary.AppendVarint(dst, m.progress)
+	dst = binary.AppendUvarint(dst, m.seq)
+	if m.inputs == nil {
+		return binary.AppendUvarint(dst, 0)
+	}
+	dst = binary.AppendUvarint(dst, uint64(len(m.inputs.ports)))
+	for _, w := range m.inputs.ports {
+		dst = binary.AppendVarint(dst, w)
+	}
+	return binary.AppendVarint(dst, m.inputs.cur)
+}
+
+func (m *winMeta) decodeMeta(b []byte) error {
+	bad := errors.New("malformed window progress")
+	var n int
+	if m.progress, n = binary.Varint(b); n <= 0 {
+		return bad
+	}
+	b = b[n:]
+	if m.seq, n = binary.Uvarint(b); n <= 0 {
+		return bad
+	}
+	b = b[n:]
+	ports, n := binary.Uvarint(b)
+	if n <= 0 || ports > uint64(len(b)) {
+		return bad
+	}
+	if ports == 0 {
+		return nil
+	}
+	b = b[n:]
+	ws := make([]int64, 0, ports+1)
+	for range ports + 1 {
+		w, n := binary.Varint(b)
+		if n <= 0 {
+			return bad
+		}
+		ws, b = append(ws, w), b[n:]
+	}
+	if m.inputs != nil && int(ports) == len(m.inputs.ports) {
+		copy(m.inputs.ports, ws)
+		m.inputs.cur = ws[ports]
+	}
+	return nil
+}
+
+// flushMeta writes the meta into ns when it changed.
+func (m *winMeta) flushMeta(kv KV, ns string, buf []byte) ([]byte, error) {
+	if !m.metaDirty {
+		return buf, nil
+	}
+	buf = m.appendMeta(buf[:0])
+	if err := kv.Put(ns, winMetaName, winMetaKey, buf); err != nil {
+		return buf, fmt.Errorf("window state: %w", err)
+	}
+	m.metaDirty = false
+	return buf, nil
+}
+
 // newWinTable builds a window table over the namespace ns of kv, reading
-// back the state a previous instance flushed there.
-func newWinTable[E any](ns, name string, kv KV, zone winZone, encode func([]byte, *E) []byte, decode func([]byte, *E) error) (*winTable[E], error) {
-	t := &winTable[E]{ns: ns, name: name, kv: kv, zone: zone, progress: MinWatermark,
+// back the state a previous instance flushed there (inputs, if not nil,
+// included).
+func newWinTable[E any](ns, name string, kv KV, zone winZone, inputs *minWatermark, encode func([]byte, *E) []byte, decode func([]byte, *E) error) (*winTable[E], error) {
+	t := &winTable[E]{ns: ns, name: name, kv: kv, zone: zone, winMeta: winMeta{progress: MinWatermark, inputs: inputs},
 		entries: map[string]*winEntry[E]{}, buckets: map[winSpan]*winBucket[E]{}, encode: encode, decode: decode}
 	if err := t.restore(); err != nil {
 		return nil, fmt.Errorf("restoring window state: %w", err)
@@ -89,12 +167,7 @@ func (t *winTable[E]) restore() error {
 		}
 		switch en.Name {
 		case winMetaName:
-			p, n := binary.Varint(en.Value)
-			s, m := binary.Uvarint(en.Value[max(n, 0):])
-			if n <= 0 || m <= 0 {
-				return errors.New("malformed progress")
-			}
-			t.progress, t.seq = p, s
+			return t.decodeMeta(en.Value)
 		case t.name:
 			if len(en.Key) < 16 {
 				return fmt.Errorf("malformed window key %x", en.Key)
@@ -163,9 +236,7 @@ func (t *winTable[E]) entry(span winSpan, keyVals []types.Value) (e *winEntry[E]
 	if e := t.entries[string(t.id)]; e != nil {
 		return e, false
 	}
-	t.seq++
-	t.metaDirty = true
-	e = &winEntry[E]{id: string(t.id), span: span, seq: t.seq, keyVals: slices.Clone(keyVals)}
+	e = &winEntry[E]{id: string(t.id), span: span, seq: t.nextSeq(), keyVals: slices.Clone(keyVals)}
 	t.entries[e.id] = e
 	b := t.bucket(span)
 	b.entries = append(b.entries, e)
@@ -231,15 +302,9 @@ func (t *winTable[E]) flush() error {
 	}
 	clear(t.dirty)
 	t.dirty = t.dirty[:0]
-	if t.metaDirty {
-		t.buf = binary.AppendVarint(t.buf[:0], t.progress)
-		t.buf = binary.AppendUvarint(t.buf, t.seq)
-		if err := t.kv.Put(t.ns, winMetaName, winMetaKey, t.buf); err != nil {
-			return fmt.Errorf("window state: %w", err)
-		}
-		t.metaDirty = false
-	}
-	return nil
+	var err error
+	t.buf, err = t.flushMeta(t.kv, t.ns, t.buf)
+	return err
 }
 
 // winQueue orders open windows by (trigger, start, end).
