@@ -1,6 +1,7 @@
 package runtime
 
 import (
+	"cmp"
 	"encoding/binary"
 	"errors"
 	"fmt"
@@ -126,7 +127,7 @@ func (op *sessionTVFOp) OnProcessingTime(now int64) error {
 
 func (op *sessionTVFOp) fire(_ *sessKey[sessRows], s *sessWin[sessRows]) error {
 	rows := s.v.rows
-	slices.SortFunc(rows, func(a, b seqRow) int { return cmpUint(a.seq, b.seq) })
+	slices.SortFunc(rows, func(a, b seqRow) int { return cmp.Compare(a.seq, b.seq) })
 	for _, r := range rows {
 		vals := append(op.arena.take(op.width), r.row.Values...)
 		vals = appendWindowColumns(vals, s.span, op.assign.zone)

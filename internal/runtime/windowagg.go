@@ -147,14 +147,16 @@ func (op *windowAggOp) OnProcessingTime(now int64) error {
 	return op.table.advance(now, op.fire)
 }
 
-func (op *windowAggOp) fire(e *winEntry[winAgg]) error {
+func (op *windowAggOp) fire(span winSpan, e *winEntry[winAgg]) error {
 	if e.v.count <= 0 {
 		return nil
 	}
-	vals := op.arena.take(op.width)
-	vals = append(vals, e.keyVals...)
+	vals, err := op.table.keyValues(e, op.arena.take(op.width))
+	if err != nil {
+		return err
+	}
 	vals = op.appendResults(vals, e.v.accs)
-	vals = appendWindowColumns(vals, e.span, op.rows.assign.zone)
+	vals = appendWindowColumns(vals, span, op.rows.assign.zone)
 	return op.oc.Out.Emit(types.Row{Kind: types.Insert, Values: vals})
 }
 

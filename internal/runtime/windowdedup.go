@@ -122,7 +122,7 @@ func (op *windowDedupOp) OnProcessingTime(now int64) error {
 	return op.table.advance(now, op.fire)
 }
 
-func (op *windowDedupOp) fire(e *winEntry[dedupRow]) error {
+func (op *windowDedupOp) fire(_ winSpan, e *winEntry[dedupRow]) error {
 	if e.v.row == nil {
 		return nil
 	}

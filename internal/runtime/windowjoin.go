@@ -183,9 +183,14 @@ func (op *windowJoinOp) emit(l, r []types.Value) error {
 }
 
 // fire joins one (window, key) as WindowJoinHelper's processors do.
-func (op *windowJoinOp) fire(e *winEntry[joinRows]) error {
+func (op *windowJoinOp) fire(_ winSpan, e *winEntry[joinRows]) error {
 	left, right := e.v.sides[0], e.v.sides[1]
-	op.matchable = op.keyMatches(e.keyVals)
+	key, err := op.table.keyValues(e, op.kbuf[:0])
+	if err != nil {
+		return err
+	}
+	op.kbuf = key
+	op.matchable = op.keyMatches(key)
 	switch op.spec.Kind {
 	case jobgraph.SemiJoin, jobgraph.AntiJoin:
 		anti := op.spec.Kind == jobgraph.AntiJoin

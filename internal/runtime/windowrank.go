@@ -190,7 +190,7 @@ func (op *windowRankOp) OnProcessingTime(now int64) error {
 	return op.table.advance(now, op.fire)
 }
 
-func (op *windowRankOp) fire(e *winEntry[rankRows]) error {
+func (op *windowRankOp) fire(_ winSpan, e *winEntry[rankRows]) error {
 	rs := e.v.rows
 	rank, dense := int64(0), int64(0)
 	for i, r := range rs {

@@ -1,10 +1,12 @@
 package runtime
 
 import (
+	"cmp"
 	"container/heap"
 	"encoding/binary"
 	"errors"
 	"fmt"
+	"hash/maphash"
 	"slices"
 
 	"github.com/eddy-sql/eddy/internal/state"
@@ -21,21 +23,32 @@ import (
 // across restores: results are deterministic for a deterministic input
 // order.
 //
+// Memory: a window's entries sit together in chunks in creation order,
+// indexed by the hash of their encoded key (entries of equal hashes are
+// chained), so that a row costs one map lookup on an integer and the
+// entries of a firing window are read in order; a window's memory goes
+// with it when it fires.
+//
 // State: every entry is a value state (name, key: be64(end) be64(start)
-// encoded key values), written at Flush when it changed and deleted when
-// its window fires; the progress (watermark or processing time the windows
-// fired up to) and the entry counter are one more value ("meta"). The
-// state of open windows stays in memory: it is read back whole when an
-// operator is built over a flushed state (restore).
+// encoded key values; value: its position in the window, then E), written
+// at Flush when it changed and deleted when its window fires; the
+// progress (watermark or processing time the windows fired up to) and the
+// input watermarks are one more value ("meta"). The state of open windows
+// stays in memory: it is read back whole when an operator is built over a
+// flushed state (restore).
 type winTable[E any] struct {
 	ns, name string
 	kv       KV
 	zone     winZone
-	entries  map[string]*winEntry[E]
 	buckets  map[winSpan]*winBucket[E]
-	queue    winQueue[E]
+	// last is the bucket of the last entry looked up: rows of one window
+	// usually come together.
+	last  *winBucket[E]
+	queue winQueue[E]
+	seed  maphash.Seed
+	// sizeHint is the number of entries of the last window fired.
+	sizeHint int
 	winMeta
-	dirty   []*winEntry[E]
 	encode  func(dst []byte, v *E) []byte
 	decode  func(b []byte, v *E) error
 	id, buf []byte
@@ -43,23 +56,77 @@ type winTable[E any] struct {
 
 // winEntry is the state of one key in one window.
 type winEntry[E any] struct {
-	id      string
-	span    winSpan
-	seq     uint64
-	keyVals []types.Value
-	dirty   bool
+	hash uint64
+	next *winEntry[E] // the next entry of the window with the same hash
+	// The encoded key values (types.AppendRow): kbuf[:klen] when short,
+	// else long.
+	long  string
+	kbuf  [16]byte
+	klen  uint8
+	dirty bool
 	// persisted entries are in the KV (flushed or restored).
 	persisted bool
-	// done entries were fired: they are no longer in the table.
-	done bool
-	v    E
+	v         E
 }
 
-// winBucket is one open window and its entries in creation order.
+// key returns the encoded key values of e.
+func (e *winEntry[E]) key() []byte {
+	if e.long != "" {
+		return []byte(e.long)
+	}
+	return e.kbuf[:e.klen]
+}
+
+func (e *winEntry[E]) is(h uint64, key []byte) bool {
+	if e.hash != h {
+		return false
+	}
+	if e.long != "" {
+		return e.long == string(key)
+	}
+	return string(e.kbuf[:e.klen]) == string(key)
+}
+
+// winBucket is one open window and its entries, by hash and in creation
+// order (chunks of fixed capacity, so that entries never move).
 type winBucket[E any] struct {
 	span    winSpan
 	trigger int64
-	entries []*winEntry[E]
+	byHash  map[uint64]*winEntry[E]
+	chunks  [][]winEntry[E]
+	n       int
+}
+
+// add appends a new entry to b.
+func (b *winBucket[E]) add(hint int) *winEntry[E] {
+	last := len(b.chunks) - 1
+	if last < 0 || len(b.chunks[last]) == cap(b.chunks[last]) {
+		size := 16
+		if last >= 0 {
+			size = min(2*cap(b.chunks[last]), 1024)
+		} else if hint > 0 {
+			size = min(hint, 1024)
+		}
+		b.chunks = append(b.chunks, make([]winEntry[E], 0, size))
+		last++
+	}
+	b.chunks[last] = b.chunks[last][:len(b.chunks[last])+1]
+	b.n++
+	return &b.chunks[last][len(b.chunks[last])-1]
+}
+
+// each calls f with every entry of b in creation order, and its position.
+func (b *winBucket[E]) each(f func(i int, e *winEntry[E]) error) error {
+	i := 0
+	for _, c := range b.chunks {
+		for j := range c {
+			if err := f(i, &c[j]); err != nil {
+				return err
+			}
+			i++
+		}
+	}
+	return nil
 }
 
 // winMetaName and winMetaKey name the value holding a window table's
@@ -153,7 +220,7 @@ func (m *winMeta) flushMeta(kv KV, ns string, buf []byte) ([]byte, error) {
 // included).
 func newWinTable[E any](ns, name string, kv KV, zone winZone, inputs *minWatermark, encode func([]byte, *E) []byte, decode func([]byte, *E) error) (*winTable[E], error) {
 	t := &winTable[E]{ns: ns, name: name, kv: kv, zone: zone, winMeta: winMeta{progress: MinWatermark, inputs: inputs},
-		entries: map[string]*winEntry[E]{}, buckets: map[winSpan]*winBucket[E]{}, encode: encode, decode: decode}
+		buckets: map[winSpan]*winBucket[E]{}, seed: maphash.MakeSeed(), encode: encode, decode: decode}
 	if err := t.restore(); err != nil {
 		return nil, fmt.Errorf("restoring window state: %w", err)
 	}
@@ -161,6 +228,13 @@ func newWinTable[E any](ns, name string, kv KV, zone winZone, inputs *minWaterma
 }
 
 func (t *winTable[E]) restore() error {
+	type restored struct {
+		span winSpan
+		pos  uint64
+		key  []byte
+		val  E
+	}
+	var all []restored
 	err := t.kv.ScanNamespace(t.ns, func(en state.Entry) error {
 		if en.Kind != state.KindValue {
 			return nil
@@ -172,42 +246,31 @@ func (t *winTable[E]) restore() error {
 			if len(en.Key) < 16 {
 				return fmt.Errorf("malformed window key %x", en.Key)
 			}
-			span := winSpan{end: int64(binary.BigEndian.Uint64(en.Key)), start: int64(binary.BigEndian.Uint64(en.Key[8:]))}
-			key, err := types.DecodeRow(en.Key[16:])
-			if err != nil {
-				return err
-			}
-			seq, n := binary.Uvarint(en.Value)
-			if n <= 0 {
+			r := restored{span: winSpan{end: int64(binary.BigEndian.Uint64(en.Key)), start: int64(binary.BigEndian.Uint64(en.Key[8:]))},
+				key: slices.Clone(en.Key[16:])}
+			var n int
+			if r.pos, n = binary.Uvarint(en.Value); n <= 0 {
 				return errors.New("malformed window entry")
 			}
-			e := &winEntry[E]{id: string(en.Key), span: span, seq: seq, keyVals: key.Values, persisted: true}
-			if err := t.decode(en.Value[n:], &e.v); err != nil {
+			if err := t.decode(en.Value[n:], &r.val); err != nil {
 				return err
 			}
-			t.entries[e.id] = e
-			b := t.bucket(span)
-			b.entries = append(b.entries, e)
+			all = append(all, r)
 		}
 		return nil
 	})
 	if err != nil {
 		return err
 	}
-	for _, b := range t.buckets {
-		slices.SortFunc(b.entries, func(x, y *winEntry[E]) int { return cmpUint(x.seq, y.seq) })
+	slices.SortFunc(all, func(x, y restored) int {
+		return cmp.Or(cmp.Compare(x.span.end, y.span.end), cmp.Compare(x.span.start, y.span.start), cmp.Compare(x.pos, y.pos))
+	})
+	for i := range all {
+		r := &all[i]
+		e := t.insert(t.bucket(r.span), maphash.Bytes(t.seed, r.key), r.key)
+		e.v, e.persisted = r.val, true
 	}
 	return nil
-}
-
-func cmpUint(a, b uint64) int {
-	switch {
-	case a < b:
-		return -1
-	case a > b:
-		return 1
-	}
-	return 0
 }
 
 // fired reports whether the window span has fired.
@@ -217,43 +280,74 @@ func (t *winTable[E]) fired(span winSpan) bool {
 
 // bucket returns the open window span, adding it if new.
 func (t *winTable[E]) bucket(span winSpan) *winBucket[E] {
+	if t.last != nil && t.last.span == span {
+		return t.last
+	}
 	b := t.buckets[span]
 	if b == nil {
-		b = &winBucket[E]{span: span, trigger: t.zone.triggerNanos(span.end)}
+		// Windows tend to hold as many keys as the one before.
+		b = &winBucket[E]{span: span, trigger: t.zone.triggerNanos(span.end), byHash: make(map[uint64]*winEntry[E], t.sizeHint)}
 		t.buckets[span] = b
 		heap.Push(&t.queue, b)
 	}
+	t.last = b
 	return b
+}
+
+// kvKey returns the KV key of e in window span: be64(end) be64(start)
+// encoded key.
+func (t *winTable[E]) kvKey(span winSpan, e *winEntry[E]) []byte {
+	t.id = binary.BigEndian.AppendUint64(t.id[:0], uint64(span.end))
+	t.id = binary.BigEndian.AppendUint64(t.id, uint64(span.start))
+	if e.long != "" {
+		return append(t.id, e.long...)
+	}
+	return append(t.id, e.kbuf[:e.klen]...)
 }
 
 // entry returns the entry of keyVals in window span, creating it (zero
 // E) if it does not exist; created reports that. The caller must not
 // have checked fired: entry does not.
 func (t *winTable[E]) entry(span winSpan, keyVals []types.Value) (e *winEntry[E], created bool) {
-	t.id = binary.BigEndian.AppendUint64(t.id[:0], uint64(span.end))
-	t.id = binary.BigEndian.AppendUint64(t.id, uint64(span.start))
-	t.id = types.AppendRow(t.id, types.Row{Values: keyVals})
-	if e := t.entries[string(t.id)]; e != nil {
-		return e, false
-	}
-	e = &winEntry[E]{id: string(t.id), span: span, seq: t.nextSeq(), keyVals: slices.Clone(keyVals)}
-	t.entries[e.id] = e
 	b := t.bucket(span)
-	b.entries = append(b.entries, e)
-	return e, true
+	t.id = types.AppendRow(t.id[:0], types.Row{Values: keyVals})
+	h := maphash.Bytes(t.seed, t.id)
+	for e := b.byHash[h]; e != nil; e = e.next {
+		if e.is(h, t.id) {
+			return e, false
+		}
+	}
+	return t.insert(b, h, t.id), true
+}
+
+// insert adds the entry of the encoded key (hash h) to b.
+func (t *winTable[E]) insert(b *winBucket[E], h uint64, key []byte) *winEntry[E] {
+	e := b.add(t.sizeHint)
+	e.hash, e.next = h, b.byHash[h]
+	if len(key) <= len(e.kbuf) {
+		e.klen = uint8(copy(e.kbuf[:], key))
+	} else {
+		e.long = string(key)
+	}
+	b.byHash[h] = e
+	return e
+}
+
+// keyValues decodes the key values of e into dst (reusing its capacity).
+func (t *winTable[E]) keyValues(e *winEntry[E], dst []types.Value) ([]types.Value, error) {
+	r := types.Row{Values: dst}
+	if err := types.DecodeRowInto(e.key(), &r); err != nil {
+		return nil, fmt.Errorf("window state: %w", err)
+	}
+	return r.Values, nil
 }
 
 // touch marks e to be written at the next flush.
-func (t *winTable[E]) touch(e *winEntry[E]) {
-	if !e.dirty {
-		e.dirty = true
-		t.dirty = append(t.dirty, e)
-	}
-}
+func (t *winTable[E]) touch(e *winEntry[E]) { e.dirty = true }
 
 // advance moves the progress to p and fires, in order, every entry of
-// the windows that became due; fired entries leave the table.
-func (t *winTable[E]) advance(p int64, fire func(e *winEntry[E]) error) error {
+// the windows that became due; fired windows leave the table.
+func (t *winTable[E]) advance(p int64, fire func(span winSpan, e *winEntry[E]) error) error {
 	if p <= t.progress {
 		return nil
 	}
@@ -262,17 +356,23 @@ func (t *winTable[E]) advance(p int64, fire func(e *winEntry[E]) error) error {
 	for len(t.queue) > 0 && t.queue[0].trigger <= p {
 		b := heap.Pop(&t.queue).(*winBucket[E])
 		delete(t.buckets, b.span)
-		for _, e := range b.entries {
-			if err := fire(e); err != nil {
+		t.sizeHint = b.n
+		if t.last == b {
+			t.last = nil
+		}
+		err := b.each(func(_ int, e *winEntry[E]) error {
+			if err := fire(b.span, e); err != nil {
 				return err
 			}
-			e.done = true
-			delete(t.entries, e.id)
 			if e.persisted {
-				if err := t.kv.Delete(t.ns, t.name, []byte(e.id)); err != nil {
+				if err := t.kv.Delete(t.ns, t.name, t.kvKey(b.span, e)); err != nil {
 					return fmt.Errorf("window state: %w", err)
 				}
 			}
+			return nil
+		})
+		if err != nil {
+			return err
 		}
 	}
 	return nil
@@ -288,20 +388,24 @@ func (t *winTable[E]) nextTrigger() (int64, bool) {
 
 // flush writes the changed entries and the progress into the KV.
 func (t *winTable[E]) flush() error {
-	for _, e := range t.dirty {
-		e.dirty = false
-		if e.done {
-			continue
+	for _, b := range t.buckets {
+		err := b.each(func(i int, e *winEntry[E]) error {
+			if !e.dirty {
+				return nil
+			}
+			e.dirty = false
+			t.buf = binary.AppendUvarint(t.buf[:0], uint64(i))
+			t.buf = t.encode(t.buf, &e.v)
+			if err := t.kv.Put(t.ns, t.name, t.kvKey(b.span, e), t.buf); err != nil {
+				return fmt.Errorf("window state: %w", err)
+			}
+			e.persisted = true
+			return nil
+		})
+		if err != nil {
+			return err
 		}
-		t.buf = binary.AppendUvarint(t.buf[:0], e.seq)
-		t.buf = t.encode(t.buf, &e.v)
-		if err := t.kv.Put(t.ns, t.name, []byte(e.id), t.buf); err != nil {
-			return fmt.Errorf("window state: %w", err)
-		}
-		e.persisted = true
 	}
-	clear(t.dirty)
-	t.dirty = t.dirty[:0]
 	var err error
 	t.buf, err = t.flushMeta(t.kv, t.ns, t.buf)
 	return err
