@@ -378,14 +378,6 @@ func (t *winTable[E]) advance(p int64, fire func(span winSpan, e *winEntry[E]) e
 	return nil
 }
 
-// nextTrigger returns the trigger time of the next window to fire.
-func (t *winTable[E]) nextTrigger() (int64, bool) {
-	if len(t.queue) == 0 {
-		return 0, false
-	}
-	return t.queue[0].trigger, true
-}
-
 // flush writes the changed entries and the progress into the KV.
 func (t *winTable[E]) flush() error {
 	for _, b := range t.buckets {
