@@ -46,7 +46,8 @@ func kindsOfMode(m Mode) Kinds {
 // updates (and deletes when its input has updates or deletes), an inner
 // join the union of its inputs, outer joins everything, a PTF what it
 // declares, window aggregates, ranks, deduplications and joins insert, a
-// window TVF passes its input's kinds on. The result is indexed by node; sources are in src.
+// window TVF passes its input's kinds on. The result is indexed by node;
+// sources are in src.
 func ChangelogKinds(j *Job) (nodes []Kinds, src []Kinds) {
 	src = make([]Kinds, len(j.Inputs))
 	for i, in := range j.Inputs {
