@@ -12,13 +12,25 @@ type procTimeOperator interface {
 	OnProcessingTime(now int64) error
 }
 
+// procTimeSometimes is implemented by operators that implement
+// procTimeOperator but work on processing time only in some
+// configurations (a window operator on processing-time windows).
+type procTimeSometimes interface {
+	usesProcTime() bool
+}
+
 // procTimeOps returns the operators of ops that work on processing time.
 func procTimeOps(ops []Operator) []procTimeOperator {
 	var out []procTimeOperator
 	for _, op := range ops {
-		if p, ok := op.(procTimeOperator); ok {
-			out = append(out, p)
+		p, ok := op.(procTimeOperator)
+		if !ok {
+			continue
 		}
+		if s, ok := op.(procTimeSometimes); ok && !s.usesProcTime() {
+			continue
+		}
+		out = append(out, p)
 	}
 	return out
 }

@@ -149,3 +149,5 @@ func (op *sessionAggOp) fire(k *sessKey[winAgg], s *sessWin[winAgg]) error {
 
 // Flush implements Operator.
 func (op *sessionAggOp) Flush() error { return op.table.flush() }
+
+func (op *sessionAggOp) usesProcTime() bool { return op.proc }

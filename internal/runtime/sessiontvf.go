@@ -141,6 +141,8 @@ func (op *sessionTVFOp) fire(_ *sessKey[sessRows], s *sessWin[sessRows]) error {
 // Flush implements Operator.
 func (op *sessionTVFOp) Flush() error { return op.table.flush() }
 
+func (op *sessionTVFOp) usesProcTime() bool { return op.proc }
+
 func appendSessRows(dst []byte, v *sessRows) []byte {
 	dst = binary.AppendUvarint(dst, uint64(len(v.rows)))
 	for _, r := range v.rows {

@@ -103,3 +103,15 @@ func TestWindowProcTimeJob(t *testing.T) {
 	syncJob(t, j)
 	require.Equal(t, []string{"+I a 2 2 [12:00:00, 12:01:00)", "+I b 1 3 [12:00:00, 12:01:00)"}, winRowStrings(buffered(j)))
 }
+
+// TestWindowProcTimeOps: only operators on processing time get the
+// clock's callbacks (and make an idle job checkpoint on every tick).
+func TestWindowProcTimeOps(t *testing.T) {
+	in := types.NewSchema(types.Field{Name: "k", Type: types.String}, types.Field{Name: "ts", Type: types.Timestamp(3)})
+	oc := OpContext{Out: &collectOut{}, Clock: &ManualClock{}}
+	ev, err := newWindowTVFOp(&jobgraph.WindowTVF{Window: jobgraph.Window{Kind: jobgraph.Tumble, Size: 1e9, TimeColumn: 1}}, in, oc)
+	require.NoError(t, err)
+	pt, err := newWindowTVFOp(&jobgraph.WindowTVF{Window: jobgraph.Window{Kind: jobgraph.Tumble, Size: 1e9, TimeColumn: -1}}, in, oc)
+	require.NoError(t, err)
+	require.Equal(t, []procTimeOperator{pt.(procTimeOperator)}, procTimeOps([]Operator{ev, pt, &unionOp{}}))
+}

@@ -163,6 +163,8 @@ func (op *windowAggOp) fire(span winSpan, e *winEntry[winAgg]) error {
 // Flush implements Operator.
 func (op *windowAggOp) Flush() error { return op.table.flush() }
 
+func (op *windowAggOp) usesProcTime() bool { return op.rows.proc }
+
 // appendWinAgg encodes a group: its row count, then each accumulator.
 func appendWinAgg(dst []byte, v *winAgg) []byte {
 	dst = binary.AppendVarint(dst, v.count)

@@ -131,3 +131,5 @@ func (op *windowDedupOp) fire(_ winSpan, e *winEntry[dedupRow]) error {
 
 // Flush implements Operator.
 func (op *windowDedupOp) Flush() error { return op.table.flush() }
+
+func (op *windowDedupOp) usesProcTime() bool { return op.rows.proc }

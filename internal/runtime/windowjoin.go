@@ -279,3 +279,5 @@ func (op *windowJoinOp) fire(_ winSpan, e *winEntry[joinRows]) error {
 
 // Flush implements Operator.
 func (op *windowJoinOp) Flush() error { return op.table.flush() }
+
+func (op *windowJoinOp) usesProcTime() bool { return op.rows[0].proc }

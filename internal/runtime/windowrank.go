@@ -224,6 +224,8 @@ func (op *windowRankOp) fire(_ winSpan, e *winEntry[rankRows]) error {
 // Flush implements Operator.
 func (op *windowRankOp) Flush() error { return op.table.flush() }
 
+func (op *windowRankOp) usesProcTime() bool { return op.rows.proc }
+
 // appendRowList encodes rows: their number, then each row with its size.
 func appendRowList(dst []byte, v *rankRows) []byte { return appendRows(dst, v.rows) }
 

@@ -60,3 +60,5 @@ func (op *windowTVFOp) OnProcessingTime(now int64) error {
 
 // Flush implements Operator.
 func (op *windowTVFOp) Flush() error { return nil }
+
+func (op *windowTVFOp) usesProcTime() bool { return op.rows.proc }
