@@ -258,7 +258,9 @@ func argInts(t testing.TB, d *datadriven.TestData, key string) []int {
 	for _, a := range d.CmdArgs {
 		if a.Key == key {
 			for _, v := range a.Vals {
-				out = append(out, aggAtoi(t, v))
+				for _, x := range strings.Split(v, ",") {
+					out = append(out, aggAtoi(t, x))
+				}
 			}
 		}
 	}
@@ -283,7 +285,7 @@ func parseSortKeys(t testing.TB, d *datadriven.TestData, key string) []jobgraph.
 		if a.Key != key {
 			continue
 		}
-		for _, v := range a.Vals {
+		for _, v := range strings.Split(strings.Join(a.Vals, ","), ",") {
 			f := strings.Split(v, ":")
 			k := jobgraph.SortKey{Col: aggAtoi(t, f[0])}
 			k.NullsFirst = true
