@@ -478,6 +478,8 @@ func (j *Job) newOperator(st *subtask, k int, out *nodeOut) (Operator, error) {
 		return newOverOp(spec, j.endpointSchema(n.Inputs[0].From), oc)
 	case *jobgraph.IntervalJoin:
 		return newIntervalJoinOp(spec, oc)
+	case *jobgraph.TemporalJoin:
+		return newTemporalJoinOp(spec, oc)
 	case *jobgraph.PTF:
 		opts := []ptfOpOption{withMaxKeys(j.opts.CacheKeys)}
 		if j.par > 1 {
