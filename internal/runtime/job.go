@@ -480,6 +480,8 @@ func (j *Job) newOperator(st *subtask, k int, out *nodeOut) (Operator, error) {
 		return newIntervalJoinOp(spec, oc)
 	case *jobgraph.TemporalJoin:
 		return newTemporalJoinOp(spec, oc)
+	case *jobgraph.TemporalSort:
+		return newTemporalSortOp(spec, j.endpointSchema(n.Inputs[0].From), oc)
 	case *jobgraph.PTF:
 		opts := []ptfOpOption{withMaxKeys(j.opts.CacheKeys)}
 		if j.par > 1 {
