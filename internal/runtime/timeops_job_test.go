@@ -34,7 +34,7 @@ func TestTimeOperatorsInAJob(t *testing.T) {
 			}
 			in := withWatermark(fakeInput(&fakeSource{topic: topic}))
 			g := &jobgraph.Job{Inputs: []jobgraph.Input{in},
-				Nodes: []jobgraph.Node{{UID: c.name, Inputs: []jobgraph.Edge{{From: jobgraph.Source(0)}}, Op: c.op, Out: fakeSchema}},
+				Nodes:  []jobgraph.Node{{UID: c.name, Inputs: []jobgraph.Edge{{From: jobgraph.Source(0)}}, Op: c.op, Out: fakeSchema}},
 				Result: 0, Sink: jobgraph.Sink{Kind: jobgraph.CollectSink}}
 			j := startJob(t, env, g, Options{ID: c.name, Bounded: true})
 			var got []string
