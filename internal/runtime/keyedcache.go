@@ -2,6 +2,7 @@ package runtime
 
 import (
 	"fmt"
+	"hash/maphash"
 )
 
 // keyedCache is a write-back cache of one value state entry (name) per
@@ -10,12 +11,17 @@ import (
 // flush writes the keys marked dirty (deleting the empty ones). Past
 // maxKeys cached keys, flush evicts clean keys down to half; an evicted
 // key is read back when it returns.
+//
+// Keys are found by the hash of their bytes (entries of equal hashes are
+// chained), which costs one integer-keyed map access per row.
 type keyedCache[E any] struct {
 	ns, name string
 	kv       KV
 	maxKeys  int
 	codec    cacheCodec[E]
-	m        map[string]*cached[E]
+	seed     maphash.Seed
+	m        map[uint64]*cached[E]
+	n        int // entries cached
 	dirty    []*cached[E]
 	slab     []cached[E]
 	buf      []byte
@@ -23,9 +29,23 @@ type keyedCache[E any] struct {
 
 // cached is one key's state in a keyedCache.
 type cached[E any] struct {
-	key   string
+	hash uint64
+	next *cached[E] // the next entry of the same hash
+	// kbuf[:klen] holds a short key too, so that a lookup compares bytes
+	// beside the hash rather than following the string (klen 0: long).
+	kbuf  [16]byte
+	klen  uint8
 	dirty bool
+	key   string
 	v     E
+}
+
+// is reports whether e is the entry of key.
+func (e *cached[E]) is(key []byte) bool {
+	if e.klen > 0 {
+		return string(e.kbuf[:e.klen]) == string(key)
+	}
+	return e.key == string(key)
 }
 
 // cacheCodec encodes the state of a key.
@@ -42,33 +62,43 @@ type cacheCodec[E any] interface {
 const cacheSlab = 64
 
 func newKeyedCache[E any](oc OpContext, name string, codec cacheCodec[E]) *keyedCache[E] {
-	return &keyedCache[E]{ns: oc.NS, name: name, kv: oc.KV, maxKeys: oc.MaxKeys, codec: codec, m: map[string]*cached[E]{}}
+	return &keyedCache[E]{ns: oc.NS, name: name, kv: oc.KV, maxKeys: oc.MaxKeys, codec: codec,
+		seed: maphash.MakeSeed(), m: map[uint64]*cached[E]{}}
 }
 
 // get returns the state of key, read from the KV if it is not cached (a
 // zero E when the KV has none).
 func (c *keyedCache[E]) get(key []byte) (*cached[E], error) {
-	if e := c.m[string(key)]; e != nil {
-		return e, nil
+	h := maphash.Bytes(c.seed, key)
+	for e := c.m[h]; e != nil; e = e.next {
+		if e.is(key) {
+			return e, nil
+		}
 	}
-	return c.load(string(key))
+	return c.load(string(key), h)
 }
 
 // getString is get for a key held as a string.
 func (c *keyedCache[E]) getString(key string) (*cached[E], error) {
-	if e := c.m[key]; e != nil {
-		return e, nil
+	h := maphash.String(c.seed, key)
+	for e := c.m[h]; e != nil; e = e.next {
+		if e.key == key {
+			return e, nil
+		}
 	}
-	return c.load(key)
+	return c.load(key, h)
 }
 
-func (c *keyedCache[E]) load(key string) (*cached[E], error) {
+func (c *keyedCache[E]) load(key string, h uint64) (*cached[E], error) {
 	if len(c.slab) == 0 {
 		c.slab = make([]cached[E], cacheSlab)
 	}
 	e := &c.slab[0]
 	c.slab = c.slab[1:]
-	e.key = key
+	e.key, e.hash = key, h
+	if len(key) <= len(e.kbuf) {
+		e.klen = uint8(copy(e.kbuf[:], key))
+	}
 	b, ok, err := c.kv.Get(c.ns, c.name, []byte(key))
 	if err != nil {
 		return nil, fmt.Errorf("reading state: %w", err)
@@ -78,8 +108,30 @@ func (c *keyedCache[E]) load(key string) (*cached[E], error) {
 			return nil, fmt.Errorf("decoding state: %w", err)
 		}
 	}
-	c.m[key] = e
+	e.next = c.m[h]
+	c.m[h] = e
+	c.n++
 	return e, nil
+}
+
+// remove takes e out of the cache.
+func (c *keyedCache[E]) remove(e *cached[E]) {
+	p := c.m[e.hash]
+	switch {
+	case p == e && e.next == nil:
+		delete(c.m, e.hash)
+	case p == e:
+		c.m[e.hash] = e.next
+	default:
+		for p != nil && p.next != e {
+			p = p.next
+		}
+		if p == nil {
+			return
+		}
+		p.next = e.next
+	}
+	c.n--
 }
 
 // mark records that e changed: flush writes it.
@@ -98,7 +150,7 @@ func (c *keyedCache[E]) flush() error {
 			if err := c.kv.Delete(c.ns, c.name, []byte(e.key)); err != nil {
 				return fmt.Errorf("writing state: %w", err)
 			}
-			delete(c.m, e.key) // nothing to keep in memory either
+			c.remove(e) // nothing to keep in memory either
 			continue
 		}
 		c.buf = c.codec.encode(c.buf[:0], &e.v)
@@ -108,6 +160,16 @@ func (c *keyedCache[E]) flush() error {
 	}
 	clear(c.dirty)
 	c.dirty = c.dirty[:0]
-	evictClean(c.m, c.maxKeys)
+	if c.maxKeys > 0 && c.n > c.maxKeys {
+		for h, e := range c.m { // every entry is clean now
+			if c.n <= c.maxKeys/2 {
+				break
+			}
+			for ; e != nil; e = e.next {
+				c.n--
+			}
+			delete(c.m, h)
+		}
+	}
 	return nil
 }

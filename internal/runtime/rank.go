@@ -154,6 +154,10 @@ func (op *rankOp) Process(_ int, row types.Row) error {
 		p.rows = deleteRow(p.rows, i)
 		return op.emitDiff(p)
 	}
+	if op.spec.Strategy == jobgraph.AppendFastStrategy && op.spec.Func == jobgraph.RowNumber && len(p.rows) >= int(op.spec.End) &&
+		compareSortKeys(op.spec.OrderBy, p.rows[len(p.rows)-1].vals, row.Values) <= 0 {
+		return nil // the hot path: it sorts after the last row of a full Top-N
+	}
 	pos := op.upperBound(p.rows, row.Values)
 	old := -1 // UpdateFast: the position of the row the update replaces
 	if op.spec.Strategy == jobgraph.UpdateFastStrategy {
