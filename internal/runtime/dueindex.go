@@ -1,7 +1,6 @@
 package runtime
 
 import (
-	"container/heap"
 	"encoding/binary"
 	"fmt"
 
@@ -18,20 +17,29 @@ import (
 type dueIndex struct {
 	ns, name string
 	kv       KV
-	due      map[string]int64
-	// h holds (time, key) entries; an entry is live while due[key] is its
-	// time (lazy deletion).
-	h timerHeap
-	// changed lists the keys whose due time changed since the last flush.
-	changed map[string]struct{}
+	due      map[string]dueEntry
+	n        int // keys due
+	// h holds (time, key) entries; an entry is live while due[key] is live
+	// at its time (lazy deletion).
+	h dueHeap
+	// changed lists the keys whose due time changed since the last flush
+	// (each once: their entry is marked changed).
+	changed []string
 	buf     []byte
+}
+
+// dueEntry is the due time of a key; a key no longer due stays, not live,
+// until the flush that deletes it from the KV.
+type dueEntry struct {
+	t             int64
+	live, changed bool
 }
 
 // dueKey is the state key the index is stored under.
 var dueKey = []byte{}
 
 func newDueIndex(oc OpContext, name string) *dueIndex {
-	return &dueIndex{ns: oc.NS, name: name, kv: oc.KV, due: map[string]int64{}, changed: map[string]struct{}{}}
+	return &dueIndex{ns: oc.NS, name: name, kv: oc.KV, due: map[string]dueEntry{}}
 }
 
 // restore loads the index from the KV.
@@ -46,8 +54,9 @@ func (d *dueIndex) restore() error {
 			return fmt.Errorf("decoding due index: %w", err)
 		}
 		key := string(k)
-		d.due[key] = t
-		heap.Push(&d.h, timerEntry{t: t, key: key, vals: r.Values, unnamed: true})
+		d.due[key] = dueEntry{t: t, live: true}
+		d.n++
+		d.h.push(dueItem{t: t, key: key, vals: r.Values})
 		return nil
 	})
 }
@@ -55,25 +64,40 @@ func (d *dueIndex) restore() error {
 // set makes key due at t (replacing an earlier due time); vals are the
 // key's values (kept: the caller must not change them).
 func (d *dueIndex) set(key string, vals []types.Value, t int64) {
-	if old, ok := d.due[key]; ok && old == t {
+	e := d.due[key]
+	if e.live && e.t == t {
 		return
 	}
-	d.due[key] = t
-	d.changed[key] = struct{}{}
-	heap.Push(&d.h, timerEntry{t: t, key: key, vals: vals, unnamed: true})
+	if !e.live {
+		d.n++
+	}
+	d.mark(key, &e)
+	e.t, e.live = t, true
+	d.due[key] = e
+	d.h.push(dueItem{t: t, key: key, vals: vals})
+}
+
+// mark lists key among the changed ones, once.
+func (d *dueIndex) mark(key string, e *dueEntry) {
+	if !e.changed {
+		e.changed = true
+		d.changed = append(d.changed, key)
+	}
 }
 
 // at returns the due time of key.
 func (d *dueIndex) at(key string) (int64, bool) {
-	t, ok := d.due[key]
-	return t, ok
+	e := d.due[key]
+	return e.t, e.live
 }
 
 // clear removes key from the index.
 func (d *dueIndex) clear(key string) {
-	if _, ok := d.due[key]; ok {
-		delete(d.due, key)
-		d.changed[key] = struct{}{}
+	if e, ok := d.due[key]; ok && e.live {
+		d.mark(key, &e)
+		e.live = false
+		d.due[key] = e
+		d.n--
 	}
 }
 
@@ -81,28 +105,35 @@ func (d *dueIndex) clear(key string) {
 // values. The caller processes it and sets it again if work remains.
 func (d *dueIndex) pop(wm int64) (string, []types.Value, bool) {
 	for len(d.h) > 0 && d.h[0].t <= wm {
-		e := heap.Pop(&d.h).(timerEntry)
-		if t, ok := d.due[e.key]; !ok || t != e.t {
+		he := d.h.pop()
+		e := d.due[he.key]
+		if !e.live || e.t != he.t {
 			continue // stale
 		}
-		delete(d.due, e.key)
-		d.changed[e.key] = struct{}{}
-		return e.key, e.vals, true
+		d.mark(he.key, &e)
+		e.live = false
+		d.due[he.key] = e
+		d.n--
+		return he.key, he.vals, true
 	}
 	return "", nil, false
 }
 
 // len returns the number of due keys.
-func (d *dueIndex) len() int { return len(d.due) }
+func (d *dueIndex) len() int { return d.n }
 
 // flush writes the changed keys' due times.
 func (d *dueIndex) flush() error {
-	for key := range d.changed {
+	for _, key := range d.changed {
+		e := d.due[key]
 		var err error
-		if t, ok := d.due[key]; ok {
-			d.buf = binary.AppendVarint(d.buf[:0], t)
+		if e.live {
+			e.changed = false
+			d.due[key] = e
+			d.buf = binary.AppendVarint(d.buf[:0], e.t)
 			err = d.kv.MapPut(d.ns, d.name, dueKey, []byte(key), d.buf)
 		} else {
+			delete(d.due, key)
 			err = d.kv.MapDelete(d.ns, d.name, dueKey, []byte(key))
 		}
 		if err != nil {
@@ -110,15 +141,18 @@ func (d *dueIndex) flush() error {
 		}
 	}
 	clear(d.changed)
-	if len(d.h) > 2*len(d.due)+64 { // mostly stale entries: rebuild
+	d.changed = d.changed[:0]
+	if len(d.h) > 2*d.n+64 { // mostly stale entries: rebuild
 		h := d.h[:0]
-		for _, e := range d.h {
-			if t, ok := d.due[e.key]; ok && t == e.t {
-				h = append(h, e)
+		for _, he := range d.h {
+			if e := d.due[he.key]; e.live && e.t == he.t {
+				h = append(h, he)
 			}
 		}
 		d.h = h
-		heap.Init(&d.h)
+		for i := len(h)/2 - 1; i >= 0; i-- {
+			d.h.down(i)
+		}
 	}
 	return nil
 }
@@ -160,4 +194,73 @@ func saveWatermarks(oc OpContext, m *minWatermark, buf []byte) ([]byte, error) {
 		buf = binary.AppendVarint(buf, w)
 	}
 	return buf, oc.KV.Put(oc.NS, wmStateName, dueKey, buf)
+}
+
+// dueItem is an entry of a dueHeap.
+type dueItem struct {
+	t    int64
+	key  string
+	vals []types.Value
+}
+
+// less orders due items as timers fire: by time, then key values column by
+// column, then encoded key.
+func (a *dueItem) less(b *dueItem) bool {
+	if a.t != b.t {
+		return a.t < b.t
+	}
+	for i := 0; i < len(a.vals) && i < len(b.vals); i++ {
+		if c := types.Compare(a.vals[i], b.vals[i]); c != 0 {
+			return c < 0
+		}
+	}
+	return a.key < b.key
+}
+
+// dueHeap is a binary min-heap of due items (container/heap without the
+// interface boxing of every push).
+type dueHeap []dueItem
+
+func (h *dueHeap) push(x dueItem) {
+	*h = append(*h, x)
+	s := *h
+	i := len(s) - 1
+	for i > 0 {
+		p := (i - 1) / 2
+		if !s[i].less(&s[p]) {
+			break
+		}
+		s[i], s[p] = s[p], s[i]
+		i = p
+	}
+}
+
+func (h *dueHeap) pop() dueItem {
+	s := *h
+	top := s[0]
+	n := len(s) - 1
+	s[0] = s[n]
+	s[n] = dueItem{}
+	*h = s[:n]
+	h.down(0)
+	return top
+}
+
+func (h dueHeap) down(i int) {
+	n := len(h)
+	for {
+		l := 2*i + 1
+		if l >= n {
+			return
+		}
+		m := l
+		if r := l + 1; r < n && h[r].less(&h[l]) {
+			m = r
+		}
+		if !h[m].less(&h[i]) {
+			return
+		}
+		h[i], h[m] = h[m], h[i]
+		i = m
+	}
 }
