@@ -8,7 +8,7 @@ import (
 	"github.com/eddy-sql/eddy/internal/jobgraph"
 )
 
-// TestTimeOperatorsInAJob runs the deduplication and the temporal sort as
+// TestTimeOperatorsInAJob runs the deduplication and the temporal sorts as
 // nodes of a job, end to end from a source with a watermark to a collect
 // sink, and checks that the late rows they drop reach the job's metrics.
 func TestTimeOperatorsInAJob(t *testing.T) {
@@ -16,12 +16,18 @@ func TestTimeOperatorsInAJob(t *testing.T) {
 		name string
 		op   any
 		want []string
+		late int64
 	}{
 		// Keep the first row per k by ts: 2@3 is late (the watermark is 20
 		// when it arrives); 1@12 loses to 1@10.
-		{"dedup", &jobgraph.Deduplicate{Keys: []int{0}, TimeColumn: 1}, []string{"1@10:a", "2@15:c", "3@30:f"}},
+		{"dedup", &jobgraph.Deduplicate{Keys: []int{0}, TimeColumn: 1}, []string{"1@10:a", "2@15:c", "3@30:f"}, 1},
 		// ORDER BY ts: 2@3 is late; the rest comes out in time order.
-		{"sort", &jobgraph.TemporalSort{TimeColumn: 1}, []string{"1@10:a", "1@12:b", "2@15:c", "1@20:d", "3@30:f"}},
+		{"sort", &jobgraph.TemporalSort{TimeColumn: 1}, []string{"1@10:a", "1@12:b", "2@15:c", "1@20:d", "3@30:f"}, 1},
+		// ORDER BY PROCTIME(), v DESC: the clock does not move, so every
+		// row is in one millisecond, emitted when the bounded input ends
+		// (the subtask's last processing-time callback).
+		{"proctime-sort", &jobgraph.TemporalSort{ProcTime: true, OrderBy: []jobgraph.SortKey{{Col: 2, Desc: true}}},
+			[]string{"3@30:f", "2@3:e", "1@20:d", "2@15:c", "1@12:b", "1@10:a"}, 0},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			env, _ := newTestEnv(t)
@@ -43,7 +49,7 @@ func TestTimeOperatorsInAJob(t *testing.T) {
 			}
 			require.NoError(t, waitJob(t, j))
 			require.Equal(t, c.want, got)
-			require.Equal(t, int64(1), j.Metrics().LateRecordsDropped)
+			require.Equal(t, c.late, j.Metrics().LateRecordsDropped)
 		})
 	}
 }
