@@ -29,7 +29,7 @@ func writeWindowOp(b *strings.Builder, j *Job, n Node) {
 	case *WindowRank:
 		var order []string
 		for _, k := range op.OrderBy {
-			order = append(order, windowSortKey(in(0), k))
+			order = append(order, sortKeyString(in(0), k))
 		}
 		fmt.Fprintf(b, "WindowRank(uid=[%s], window=[%s], rankType=[%s], rankRange=[rankStart=%d, rankEnd=%d], partitionBy=%v, orderBy=[%s], outputRank=[%t])",
 			n.UID, op.Windowing.Window.Summary(op.Windowing, in(0)), op.Func, op.Start, op.End, names(in(0), op.PartitionKeys), strings.Join(order, ", "), op.OutputRank)
@@ -121,20 +121,4 @@ func FormatDuration(ns int64) string {
 		}
 	}
 	return fmt.Sprintf("%d ns", ns)
-}
-
-// windowSortKey renders a sort key as "c ASC" or "c DESC", with the NULL
-// order when it is not Flink's default (first for ASC, last for DESC).
-func windowSortKey(in []string, k SortKey) string {
-	s := in[k.Col] + " ASC"
-	if k.Desc {
-		s = in[k.Col] + " DESC"
-	}
-	switch {
-	case k.NullsFirst && k.Desc:
-		s += " NULLS FIRST"
-	case !k.NullsFirst && !k.Desc:
-		s += " NULLS LAST"
-	}
-	return s
 }

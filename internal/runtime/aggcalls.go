@@ -7,7 +7,7 @@ import (
 	"github.com/eddy-sql/eddy/types"
 )
 
-// aggCall is one call of an aggregate, compiled.
+// aggCall is one aggregate call, compiled.
 type aggCall struct {
 	fn       aggFunc
 	args     []int
@@ -16,26 +16,27 @@ type aggCall struct {
 	star     bool // COUNT(*): counts rows, NULL or not
 }
 
-// aggCalls are the compiled calls of an aggregate (GROUP BY, window or
-// OVER) with the scratch buffers they accumulate with. A group's state is
-// one accState per call.
+// aggCalls are the compiled calls of an aggregating operator (GROUP BY,
+// OVER): it adds rows to, and retracts them from, one accState per call,
+// honouring FILTER and DISTINCT, and reads the calls' values.
 type aggCalls struct {
-	calls   []aggCall
+	calls []aggCall
+	// Scratch buffers reused across rows.
 	args    []types.Value
 	distKey []byte
 }
 
-// compileAggCalls compiles specs over input rows of schema in.
-func compileAggCalls(specs []jobgraph.AggCall, in *types.Schema) (aggCalls, error) {
+// newAggCalls compiles specs over input rows of schema in.
+func newAggCalls(specs []jobgraph.AggCall, in *types.Schema) (aggCalls, error) {
 	var a aggCalls
 	for i := range specs {
 		c := &specs[i]
 		fn, err := newAggFunc(c, in)
 		if err != nil {
-			return aggCalls{}, err
+			return a, err
 		}
 		if c.Filter >= in.Len() {
-			return aggCalls{}, fmt.Errorf("aggregate %s: filter column %d out of range", c.Func, c.Filter)
+			return a, fmt.Errorf("aggregate %s: filter column %d out of range", c.Func, c.Filter)
 		}
 		filter := c.Filter
 		if filter < 0 {
@@ -47,19 +48,20 @@ func compileAggCalls(specs []jobgraph.AggCall, in *types.Schema) (aggCalls, erro
 	return a, nil
 }
 
-// accumulate adds (or retracts) row to every call's accumulator in accs.
-func (a *aggCalls) accumulate(accs []accState, row types.Row, retract bool) error {
+// step adds (or retracts) the row vals to every call's accumulator in
+// accs (one per call).
+func (a *aggCalls) step(accs []accState, vals []types.Value, retract bool) error {
 	for i := range a.calls {
 		c := &a.calls[i]
 		if c.filter >= 0 {
-			if f := row.Values[c.filter]; f.Kind() != types.KindBool || !f.Bool() {
+			if f := vals[c.filter]; f.Kind() != types.KindBool || !f.Bool() {
 				continue
 			}
 		}
 		args := a.args[:0]
 		null := false
 		for _, x := range c.args {
-			v := row.Values[x]
+			v := vals[x]
 			null = null || v.IsNull()
 			args = append(args, v)
 		}
@@ -78,7 +80,7 @@ func (a *aggCalls) accumulate(accs []accState, row types.Row, retract bool) erro
 			err = c.fn.add(s, args)
 		}
 		if err != nil {
-			return fmt.Errorf("aggregate: %w", err)
+			return err
 		}
 	}
 	return nil
@@ -114,8 +116,8 @@ func (a *aggCalls) distinctStep(s *accState, args []types.Value, retract bool) b
 	return false
 }
 
-// appendResults appends the value of every call over accs to dst.
-func (a *aggCalls) appendResults(dst []types.Value, accs []accState) []types.Value {
+// appendValues appends the value of every call over accs to dst.
+func (a *aggCalls) appendValues(dst []types.Value, accs []accState) []types.Value {
 	for i := range a.calls {
 		dst = append(dst, a.calls[i].fn.value(&accs[i]))
 	}
@@ -132,7 +134,7 @@ func (a *aggCalls) merge(dst, src []accState) error {
 		d, s := &dst[i], &src[i]
 		if !c.distinct {
 			if err := c.fn.merge(d, s); err != nil {
-				return fmt.Errorf("aggregate: %w", err)
+				return err
 			}
 			continue
 		}
@@ -155,7 +157,7 @@ func (a *aggCalls) merge(dst, src []accState) error {
 			}
 			x.distinct[k] = n
 			if err := c.fn.add(d, args); err != nil {
-				return fmt.Errorf("aggregate: %w", err)
+				return err
 			}
 		}
 	}

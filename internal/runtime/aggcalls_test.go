@@ -15,7 +15,7 @@ import (
 // session windows merging need.
 func TestAggMergeEqualsSequential(t *testing.T) {
 	calls := allAggCalls()
-	a, err := compileAggCalls(calls, allAggSchema)
+	a, err := newAggCalls(calls, allAggSchema)
 	require.NoError(t, err)
 	for seed := range uint64(50) {
 		r := rand.New(rand.NewPCG(seed, 11))
@@ -28,23 +28,23 @@ func TestAggMergeEqualsSequential(t *testing.T) {
 		cut := r.IntN(len(rows) + 1)
 		all, first, second := make([]accState, len(calls)), make([]accState, len(calls)), make([]accState, len(calls))
 		for i, row := range rows {
-			require.NoError(t, a.accumulate(all, row, false))
+			require.NoError(t, a.step(all, row.Values, false))
 			part := first
 			if i >= cut {
 				part = second
 			}
-			require.NoError(t, a.accumulate(part, row, false))
+			require.NoError(t, a.step(part, row.Values, false))
 		}
 		require.NoError(t, a.merge(first, second))
-		want := a.appendResults(nil, all)
-		got := a.appendResults(nil, first)
+		want := a.appendValues(nil, all)
+		got := a.appendValues(nil, first)
 		for i := range want {
 			require.True(t, types.Equal(want[i], got[i]), "seed %d call %d %s: want %v, got %v", seed, i, calls[i].Func, want[i], got[i])
 		}
 		// Merging into an empty state copies.
 		empty := make([]accState, len(calls))
 		require.NoError(t, a.merge(empty, all))
-		got = a.appendResults(nil, empty)
+		got = a.appendValues(nil, empty)
 		for i := range want {
 			require.True(t, types.Equal(want[i], got[i]), "seed %d call %d %s into empty: want %v, got %v", seed, i, calls[i].Func, want[i], got[i])
 		}

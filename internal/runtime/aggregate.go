@@ -98,7 +98,7 @@ func newAggregateOp(spec *jobgraph.Aggregate, in *types.Schema, oc OpContext) (*
 			return nil, fmt.Errorf("aggregate: key column %d out of range", k)
 		}
 	}
-	calls, err := compileAggCalls(spec.Calls, in)
+	calls, err := newAggCalls(spec.Calls, in)
 	if err != nil {
 		return nil, err
 	}
@@ -127,7 +127,7 @@ func (op *aggregateOp) Process(_ int, row types.Row) error {
 	width := len(op.keys) + len(op.calls)
 	var prev []types.Value
 	if !first {
-		prev = op.appendResults(op.alloc(width)[:len(op.keys)], g.accs)
+		prev = op.appendResults(op.alloc(width)[:len(op.keys)], g)
 		op.fillKeys(prev, row)
 	}
 	if retract {
@@ -136,7 +136,7 @@ func (op *aggregateOp) Process(_ int, row types.Row) error {
 		g.count++
 	}
 	g.stamp = now
-	if err := op.accumulate(g.accs, row, retract); err != nil {
+	if err := op.accumulate(g, row, retract); err != nil {
 		return err
 	}
 	op.markDirty(g)
@@ -147,7 +147,7 @@ func (op *aggregateOp) Process(_ int, row types.Row) error {
 		}
 		return op.out.Emit(types.Row{Kind: types.Delete, Values: prev})
 	}
-	cur := op.appendResults(op.alloc(width)[:len(op.keys)], g.accs)
+	cur := op.appendResults(op.alloc(width)[:len(op.keys)], g)
 	op.fillKeys(cur, row)
 	if first {
 		return op.out.Emit(types.Row{Kind: types.Insert, Values: cur})
@@ -279,6 +279,19 @@ func (op *aggregateOp) markDirty(g *aggGroup) {
 		g.dirty = true
 		op.dirty = append(op.dirty, g)
 	}
+}
+
+// accumulate adds (or retracts) row to every call's accumulator.
+func (op *aggregateOp) accumulate(g *aggGroup, row types.Row, retract bool) error {
+	if err := op.step(g.accs, row.Values, retract); err != nil {
+		return fmt.Errorf("aggregate: %w", err)
+	}
+	return nil
+}
+
+// appendResults appends the value of every call of g to dst.
+func (op *aggregateOp) appendResults(dst []types.Value, g *aggGroup) []types.Value {
+	return op.appendValues(dst, g.accs)
 }
 
 func (op *aggregateOp) fillKeys(dst []types.Value, row types.Row) {

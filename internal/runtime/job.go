@@ -96,7 +96,8 @@ type Job struct {
 
 	metrics jobMetrics
 	// procTime is set when operators work on processing time: the source
-	// then checkpoints at every tick of an idle input (proctime.go).
+	// then checkpoints at every tick of an idle input, so that processing
+	// time advances (and windows fire on the clock) without input.
 	procTime bool
 }
 
@@ -110,8 +111,8 @@ type jobMetrics struct {
 	// skipped counts records not read: undecodable (error-handling
 	// ignore or log) or skipped by their format.
 	skipped atomic.Int64
-	// late counts the rows operators dropped as late (OpContext.Late).
-	late atomic.Int64
+	// lateDropped counts the rows operators dropped as late.
+	lateDropped atomic.Int64
 }
 
 // Metrics is a snapshot of a job's counters.
@@ -125,12 +126,13 @@ type Metrics struct {
 	// Skipped counts input records that were not decoded (bad records
 	// under 'error-handling.mode' ignore or log).
 	Skipped int64
-	// LateRecordsDropped counts the rows the job's operators dropped as
-	// late: their window had fired when they arrived.
-	LateRecordsDropped int64
 	// Watermark is the highest watermark the source emitted (zero time
 	// when none yet).
 	Watermark time.Time
+	// LateRecordsDropped counts the rows event-time operators dropped
+	// because they arrived after the watermark had passed them (Flink's
+	// numLateRecordsDropped, summed over the operators).
+	LateRecordsDropped int64
 }
 
 // Metrics returns the job's counters.
@@ -141,7 +143,7 @@ func (j *Job) Metrics() Metrics {
 		LastCheckpointDuration: time.Duration(j.metrics.lastCheckpointNanos.Load()),
 		LastCheckpointBytes:    j.metrics.lastCheckpointBytes.Load(),
 		Skipped:                j.metrics.skipped.Load(),
-		LateRecordsDropped:     j.metrics.late.Load(),
+		LateRecordsDropped:     j.metrics.lateDropped.Load(),
 	}
 	if w := j.metrics.watermark.Load(); w != MinWatermark && w != MaxWatermark {
 		m.Watermark = time.Unix(0, w).UTC()
@@ -162,7 +164,7 @@ type subtask struct {
 	ops    []Operator
 	srcOut []*nodeOut
 	sink   sink
-	// procOps are the operators of ops with processing-time work.
+	// procOps are the operators with processing-time callbacks.
 	procOps []procTimeOperator
 }
 
@@ -441,10 +443,10 @@ func (j *Job) newSubtask(i int) (*subtask, error) {
 			return nil, err
 		}
 		st.ops[k] = op
-	}
-	st.procOps = procTimeOps(st.ops)
-	if len(st.procOps) > 0 {
-		j.procTime = true
+		if p, ok := onProcTime(op); ok {
+			st.procOps = append(st.procOps, p)
+			j.procTime = true
+		}
 	}
 	return st, nil
 }
@@ -452,7 +454,8 @@ func (j *Job) newSubtask(i int) (*subtask, error) {
 // newOperator builds the operator of node k for subtask st.
 func (j *Job) newOperator(st *subtask, k int, out *nodeOut) (Operator, error) {
 	n := &j.graph.Nodes[k]
-	oc := OpContext{NS: j.opts.ID + "/" + n.UID, KV: st.kv, Clock: j.env.Clock, MaxKeys: j.opts.CacheKeys, Out: out, Late: &j.metrics.late}
+	oc := OpContext{NS: j.opts.ID + "/" + n.UID, KV: st.kv, Clock: j.env.Clock, MaxKeys: j.opts.CacheKeys, Out: out,
+		Late: &j.metrics.lateDropped}
 	switch spec := n.Op.(type) {
 	case *jobgraph.Calc:
 		op := &calcOp{c: spec, out: out}
@@ -472,6 +475,18 @@ func (j *Job) newOperator(st *subtask, k int, out *nodeOut) (Operator, error) {
 		return newMaterializeOp(spec, oc), nil
 	case *jobgraph.Aggregate:
 		return newAggregateOp(spec, j.endpointSchema(n.Inputs[0].From), oc)
+	case *jobgraph.Deduplicate:
+		return newDedupOp(spec, j.endpointSchema(n.Inputs[0].From), oc)
+	case *jobgraph.Rank:
+		return newRankOp(spec, j.endpointSchema(n.Inputs[0].From), oc)
+	case *jobgraph.OverAggregate:
+		return newOverOp(spec, j.endpointSchema(n.Inputs[0].From), oc)
+	case *jobgraph.IntervalJoin:
+		return newIntervalJoinOp(spec, oc)
+	case *jobgraph.TemporalJoin:
+		return newTemporalJoinOp(spec, oc)
+	case *jobgraph.TemporalSort:
+		return newTemporalSortOp(spec, j.endpointSchema(n.Inputs[0].From), oc)
 	case *jobgraph.WindowTVF:
 		return newWindowTVFOp(spec, j.endpointSchema(n.Inputs[0].From), oc)
 	case *jobgraph.WindowAggregate:
@@ -639,9 +654,6 @@ func (st *subtask) run(ctx context.Context) error {
 		}
 	}
 	for batch := range st.ch {
-		if err := st.onProcessingTime(); err != nil {
-			return err
-		}
 		for i := range batch {
 			ev := &batch[i]
 			switch ev.kind {
@@ -654,11 +666,24 @@ func (st *subtask) run(ctx context.Context) error {
 					return err
 				}
 			case evBarrier:
+				if len(st.procOps) > 0 {
+					if err := st.procTime(st.clockNanos()); err != nil {
+						return err
+					}
+				}
 				if err := st.checkpoint(ctx, ev.barrier); err != nil {
 					return err
 				}
 			case evEnd:
+				if err := st.procTime(MaxWatermark); err != nil {
+					return err
+				}
 				return st.checkpoint(ctx, ev.barrier)
+			}
+		}
+		if len(st.procOps) > 0 {
+			if err := st.procTime(st.clockNanos()); err != nil {
+				return err
 			}
 		}
 	}

@@ -52,16 +52,15 @@ type OpContext struct {
 	MaxKeys int
 	// Out receives the operator's rows and watermarks.
 	Out Output
-	// Late counts, job-wide, the rows operators dropped as late (their
-	// window already fired; Metrics.LateRecordsDropped). Nil in tests
-	// that do not count.
+	// Late counts the rows the operator drops as late (the job's
+	// Metrics.LateRecordsDropped); nil when nothing counts them.
 	Late *atomic.Int64
 }
 
-// countLate adds n to the job's late-row counter, if there is one.
-func (oc *OpContext) countLate(n int64) {
+// countLate adds one late row to oc's counter, if there is one.
+func (oc *OpContext) countLate() {
 	if oc.Late != nil {
-		oc.Late.Add(n)
+		oc.Late.Add(1)
 	}
 }
 

@@ -23,14 +23,12 @@ type sessionAggOp struct {
 	assign winAssigner
 	proc   bool
 	clock  Clock
-	// procNow: see winRows.procNow.
-	procNow int64
-	table   *sessTable[winAgg]
-	oc      OpContext
-	wm      minWatermark
-	width   int
-	arena   winArena
-	keyBuf  []types.Value
+	table  *sessTable[winAgg]
+	oc     OpContext
+	wm     minWatermark
+	width  int
+	arena  winArena
+	keyBuf []types.Value
 }
 
 func newSessionAggOp(spec *jobgraph.WindowAggregate, calls aggCalls, in *types.Schema, oc OpContext) (Operator, error) {
@@ -46,7 +44,7 @@ func newSessionAggOp(spec *jobgraph.WindowAggregate, calls aggCalls, in *types.S
 		return nil, fmt.Errorf("window aggregate: processing time needs a clock")
 	}
 	op := &sessionAggOp{keys: spec.Keys, aggCalls: calls, assign: a, proc: w.ProcTime(), clock: oc.Clock,
-		procNow: MinWatermark, oc: oc, wm: newMinWatermark(1), width: len(spec.Keys) + len(spec.Calls) + 3}
+		oc: oc, wm: newMinWatermark(1), width: len(spec.Keys) + len(spec.Calls) + 3}
 	n := len(calls.calls)
 	op.table, err = newSessTable(oc.NS, winAggStateName, oc.KV, a.zone, a.gap, &op.wm,
 		func(dst []byte, v *winAgg) []byte { return appendWinAgg(dst, v) },
@@ -73,10 +71,7 @@ func (op *sessionAggOp) mergeGroups(dst, src *winAgg) error {
 func (op *sessionAggOp) Process(_ int, row types.Row) error {
 	now := int64(0)
 	if op.proc {
-		now = op.procNow
-		if now == MinWatermark {
-			now = op.clock.Now().UnixNano()
-		}
+		now = op.clock.Now().UnixNano()
 	}
 	ts, ok := op.assign.rowTime(row.Values, now)
 	if !ok {
@@ -88,10 +83,10 @@ func (op *sessionAggOp) Process(_ int, row types.Row) error {
 	}
 	_, s, err := op.table.add(op.keyBuf, ts)
 	if err != nil {
-		return fmt.Errorf("window %w", err)
+		return fmt.Errorf("window aggregate: %w", err)
 	}
 	if s == nil {
-		op.oc.countLate(1)
+		op.oc.countLate()
 		return nil
 	}
 	if s.v.accs == nil {
@@ -106,8 +101,8 @@ func (op *sessionAggOp) Process(_ int, row types.Row) error {
 	} else {
 		s.v.count++
 	}
-	if err := op.accumulate(s.v.accs, row, retract); err != nil {
-		return fmt.Errorf("window %w", err)
+	if err := op.step(s.v.accs, row.Values, retract); err != nil {
+		return fmt.Errorf("window aggregate: %w", err)
 	}
 	return nil
 }
@@ -129,7 +124,6 @@ func (op *sessionAggOp) Watermark(port int, wm int64) error {
 
 // OnProcessingTime implements procTimeOperator.
 func (op *sessionAggOp) OnProcessingTime(now int64) error {
-	op.procNow = now
 	if !op.proc {
 		return nil
 	}
@@ -142,7 +136,7 @@ func (op *sessionAggOp) fire(k *sessKey[winAgg], s *sessWin[winAgg]) error {
 	}
 	vals := op.arena.take(op.width)
 	vals = append(vals, k.keyVals...)
-	vals = op.appendResults(vals, s.v.accs)
+	vals = op.appendValues(vals, s.v.accs)
 	vals = appendWindowColumns(vals, s.span, op.assign.zone)
 	return op.oc.Out.Emit(types.Row{Kind: types.Insert, Values: vals})
 }

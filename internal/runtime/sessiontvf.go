@@ -18,17 +18,16 @@ import (
 // their kinds kept. Late rows are dropped and counted; rows whose time
 // attribute is NULL are dropped.
 type sessionTVFOp struct {
-	keys    []int
-	assign  winAssigner
-	proc    bool
-	clock   Clock
-	procNow int64
-	table   *sessTable[sessRows]
-	oc      OpContext
-	wm      minWatermark
-	width   int
-	arena   winArena
-	keyBuf  []types.Value
+	keys   []int
+	assign winAssigner
+	proc   bool
+	clock  Clock
+	table  *sessTable[sessRows]
+	oc     OpContext
+	wm     minWatermark
+	width  int
+	arena  winArena
+	keyBuf []types.Value
 }
 
 // sessRows are the rows of one session with their arrival numbers.
@@ -59,7 +58,7 @@ func newSessionTVFOp(spec *jobgraph.WindowTVF, in *types.Schema, oc OpContext) (
 			return nil, fmt.Errorf("window TVF: partition key column %d out of range", k)
 		}
 	}
-	op := &sessionTVFOp{keys: w.PartitionKeys, assign: a, proc: w.ProcTime(), clock: oc.Clock, procNow: MinWatermark,
+	op := &sessionTVFOp{keys: w.PartitionKeys, assign: a, proc: w.ProcTime(), clock: oc.Clock,
 		oc: oc, wm: newMinWatermark(1), width: in.Len() + 3}
 	op.table, err = newSessTable(oc.NS, sessTVFStateName, oc.KV, a.zone, a.gap, &op.wm, appendSessRows, decodeSessRows,
 		func(dst, src *sessRows) error {
@@ -76,10 +75,7 @@ func newSessionTVFOp(spec *jobgraph.WindowTVF, in *types.Schema, oc OpContext) (
 func (op *sessionTVFOp) Process(_ int, row types.Row) error {
 	now := int64(0)
 	if op.proc {
-		now = op.procNow
-		if now == MinWatermark {
-			now = op.clock.Now().UnixNano()
-		}
+		now = op.clock.Now().UnixNano()
 	}
 	ts, ok := op.assign.rowTime(row.Values, now)
 	if !ok {
@@ -94,7 +90,7 @@ func (op *sessionTVFOp) Process(_ int, row types.Row) error {
 		return err
 	}
 	if s == nil {
-		op.oc.countLate(1)
+		op.oc.countLate()
 		return nil
 	}
 	s.v.rows = append(s.v.rows, seqRow{seq: op.table.nextSeq(), row: row})
@@ -118,7 +114,6 @@ func (op *sessionTVFOp) Watermark(port int, wm int64) error {
 
 // OnProcessingTime implements procTimeOperator.
 func (op *sessionTVFOp) OnProcessingTime(now int64) error {
-	op.procNow = now
 	if !op.proc {
 		return nil
 	}

@@ -7,6 +7,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/eddy-sql/eddy/internal/jobgraph"
+	"github.com/eddy-sql/eddy/internal/state"
 	"github.com/eddy-sql/eddy/types"
 )
 
@@ -104,14 +105,22 @@ func TestWindowProcTimeJob(t *testing.T) {
 	require.Equal(t, []string{"+I a 2 2 [12:00:00, 12:01:00)", "+I b 1 3 [12:00:00, 12:01:00)"}, winRowStrings(buffered(j)))
 }
 
-// TestWindowProcTimeOps: only operators on processing time get the
-// clock's callbacks (and make an idle job checkpoint on every tick).
+// TestWindowProcTimeOps: only operators on processing-time windows get
+// the clock's callbacks (and make an idle job checkpoint on every tick).
 func TestWindowProcTimeOps(t *testing.T) {
 	in := types.NewSchema(types.Field{Name: "k", Type: types.String}, types.Field{Name: "ts", Type: types.Timestamp(3)})
-	oc := OpContext{Out: &collectOut{}, Clock: &ManualClock{}}
-	ev, err := newWindowTVFOp(&jobgraph.WindowTVF{Window: jobgraph.Window{Kind: jobgraph.Tumble, Size: 1e9, TimeColumn: 1}}, in, oc)
-	require.NoError(t, err)
-	pt, err := newWindowTVFOp(&jobgraph.WindowTVF{Window: jobgraph.Window{Kind: jobgraph.Tumble, Size: 1e9, TimeColumn: -1}}, in, oc)
-	require.NoError(t, err)
-	require.Equal(t, []procTimeOperator{pt.(procTimeOperator)}, procTimeOps([]Operator{ev, pt, &unionOp{}}))
+	oc := OpContext{Out: &collectOut{}, Clock: &ManualClock{}, KV: state.NewMemory(), NS: "w"}
+	agg := func(timeCol int) Operator {
+		op, err := newWindowAggOp(&jobgraph.WindowAggregate{Windowing: jobgraph.Windowing{Window: jobgraph.Window{Kind: jobgraph.Tumble, Size: 1e9, TimeColumn: timeCol}}}, in, oc)
+		require.NoError(t, err)
+		return op
+	}
+	ev, pt := agg(1), agg(-1)
+	var got []procTimeOperator
+	for _, op := range []Operator{ev, pt, &unionOp{}} {
+		if p, ok := onProcTime(op); ok {
+			got = append(got, p)
+		}
+	}
+	require.Equal(t, []procTimeOperator{pt.(procTimeOperator)}, got)
 }

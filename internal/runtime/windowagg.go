@@ -48,7 +48,7 @@ func newWindowAggOp(spec *jobgraph.WindowAggregate, in *types.Schema, oc OpConte
 			return nil, fmt.Errorf("window aggregate: key column %d out of range", k)
 		}
 	}
-	calls, err := compileAggCalls(spec.Calls, in)
+	calls, err := newAggCalls(spec.Calls, in)
 	if err != nil {
 		return nil, fmt.Errorf("window aggregate: %w", err)
 	}
@@ -103,13 +103,13 @@ func (op *windowAggOp) Process(_ int, row types.Row) error {
 		} else {
 			e.v.count++
 		}
-		if err := op.accumulate(e.v.accs, row, retract); err != nil {
-			return fmt.Errorf("window %w", err)
+		if err := op.step(e.v.accs, row.Values, retract); err != nil {
+			return fmt.Errorf("window aggregate: %w", err)
 		}
 		op.table.touch(e)
 	}
 	if late {
-		op.oc.countLate(1)
+		op.oc.countLate()
 	}
 	return nil
 }
@@ -140,7 +140,6 @@ func (op *windowAggOp) Watermark(port int, wm int64) error {
 
 // OnProcessingTime implements procTimeOperator.
 func (op *windowAggOp) OnProcessingTime(now int64) error {
-	op.rows.procNow = now
 	if !op.rows.proc {
 		return nil
 	}
@@ -155,7 +154,7 @@ func (op *windowAggOp) fire(span winSpan, e *winEntry[winAgg]) error {
 	if err != nil {
 		return err
 	}
-	vals = op.appendResults(vals, e.v.accs)
+	vals = op.appendValues(vals, e.v.accs)
 	vals = appendWindowColumns(vals, span, op.rows.assign.zone)
 	return op.oc.Out.Emit(types.Row{Kind: types.Insert, Values: vals})
 }

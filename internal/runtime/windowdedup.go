@@ -77,7 +77,7 @@ func (op *windowDedupOp) Process(_ int, row types.Row) error {
 	}
 	span := spans[0]
 	if op.table.fired(span) {
-		op.oc.countLate(1)
+		op.oc.countLate()
 		return nil
 	}
 	op.keys = op.keys[:0]
@@ -115,7 +115,6 @@ func (op *windowDedupOp) Watermark(port int, wm int64) error {
 
 // OnProcessingTime implements procTimeOperator.
 func (op *windowDedupOp) OnProcessingTime(now int64) error {
-	op.rows.procNow = now
 	if !op.rows.proc {
 		return nil
 	}

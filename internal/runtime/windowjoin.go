@@ -112,7 +112,7 @@ func (op *windowJoinOp) Process(port int, row types.Row) error {
 	}
 	span := spans[0]
 	if op.table.fired(span) {
-		op.oc.countLate(1)
+		op.oc.countLate()
 		return nil
 	}
 	op.kbuf = op.kbuf[:0]
@@ -143,7 +143,6 @@ func (op *windowJoinOp) Watermark(port int, wm int64) error {
 
 // OnProcessingTime implements procTimeOperator.
 func (op *windowJoinOp) OnProcessingTime(now int64) error {
-	op.rows[0].procNow, op.rows[1].procNow = now, now
 	if !op.rows[0].proc {
 		return nil
 	}

@@ -77,33 +77,6 @@ func (op *windowRankOp) compare(a, b []types.Value) int {
 	return compareSortKeys(op.spec.OrderBy, a, b)
 }
 
-// compareSortKeys orders two rows by keys: each column ascending or
-// descending, NULLs first or last as the key says.
-func compareSortKeys(keys []jobgraph.SortKey, a, b []types.Value) int {
-	for _, k := range keys {
-		x, y := a[k.Col], b[k.Col]
-		var c int
-		switch xn, yn := x.IsNull(), y.IsNull(); {
-		case xn && yn:
-			continue
-		case xn || yn:
-			c = 1
-			if xn == k.NullsFirst {
-				c = -1
-			}
-			return c
-		}
-		c = types.Compare(x, y)
-		if k.Desc {
-			c = -c
-		}
-		if c != 0 {
-			return c
-		}
-	}
-	return 0
-}
-
 // Process implements Operator.
 func (op *windowRankOp) Process(_ int, row types.Row) error {
 	if row.Kind.IsRetraction() {
@@ -115,7 +88,7 @@ func (op *windowRankOp) Process(_ int, row types.Row) error {
 	}
 	span := spans[0]
 	if op.table.fired(span) {
-		op.oc.countLate(1)
+		op.oc.countLate()
 		return nil
 	}
 	op.keys = op.keys[:0]
@@ -183,7 +156,6 @@ func (op *windowRankOp) Watermark(port int, wm int64) error {
 
 // OnProcessingTime implements procTimeOperator.
 func (op *windowRankOp) OnProcessingTime(now int64) error {
-	op.rows.procNow = now
 	if !op.rows.proc {
 		return nil
 	}

@@ -51,14 +51,5 @@ func (op *windowTVFOp) Process(_ int, row types.Row) error {
 // Watermark implements Operator.
 func (op *windowTVFOp) Watermark(_ int, wm int64) error { return op.out.Watermark(wm) }
 
-// OnProcessingTime implements procTimeOperator: rows on processing time
-// are assigned by the time of the last call.
-func (op *windowTVFOp) OnProcessingTime(now int64) error {
-	op.rows.procNow = now
-	return nil
-}
-
 // Flush implements Operator.
 func (op *windowTVFOp) Flush() error { return nil }
-
-func (op *windowTVFOp) usesProcTime() bool { return op.rows.proc }

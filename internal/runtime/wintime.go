@@ -198,11 +198,11 @@ func (a *winAssigner) windows(dst []winSpan, ts int64) []winSpan {
 }
 
 // rowTime returns the local time (ms) windows are assigned by for row:
-// its time attribute, or procNow (engine nanoseconds) on processing time;
-// ok is false when the time attribute is NULL.
-func (a *winAssigner) rowTime(row []types.Value, procNow int64) (int64, bool) {
+// its time attribute, or now (engine nanoseconds) on processing time; ok
+// is false when the time attribute is NULL.
+func (a *winAssigner) rowTime(row []types.Value, now int64) (int64, bool) {
 	if a.timeCol < 0 {
-		return a.zone.local(msOf(procNow)), true
+		return a.zone.local(msOf(now)), true
 	}
 	v := row[a.timeCol]
 	if v.IsNull() {
@@ -219,12 +219,9 @@ type winRows struct {
 	startCol, endCol int
 	assign           winAssigner
 	proc             bool
-	clock            Clock
-	// procNow is the processing time (engine nanoseconds) of the last
-	// OnProcessingTime call; MinWatermark before the first, when the clock
-	// is read instead.
-	procNow int64
-	spans   []winSpan
+	// clock gives processing time, read for every row on processing time.
+	clock Clock
+	spans []winSpan
 }
 
 // newWinRows checks ws against the input schema. Fused SESSION windows
@@ -235,7 +232,7 @@ func newWinRows(ws *jobgraph.Windowing, in *types.Schema, clock Clock) (winRows,
 		return winRows{}, err
 	}
 	w := winRows{attached: ws.Attached, startCol: ws.WindowStart, endCol: ws.WindowEnd, assign: a,
-		proc: ws.Window.ProcTime(), clock: clock, procNow: MinWatermark}
+		proc: ws.Window.ProcTime(), clock: clock}
 	col := func(i int, what string) error {
 		if i < 0 || i >= in.Len() {
 			return fmt.Errorf("%s window: %s column %d out of range", a.name, what, i)
@@ -267,12 +264,7 @@ func newWinRows(ws *jobgraph.Windowing, in *types.Schema, clock Clock) (winRows,
 }
 
 // now returns the current processing time (engine nanoseconds).
-func (w *winRows) now() int64 {
-	if w.procNow != MinWatermark {
-		return w.procNow
-	}
-	return w.clock.Now().UnixNano()
-}
+func (w *winRows) now() int64 { return w.clock.Now().UnixNano() }
 
 // of returns the windows of row (in a slice reused by the next call), or
 // false when the row has none: a NULL time attribute or window column.
