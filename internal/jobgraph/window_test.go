@@ -48,7 +48,7 @@ func TestWindowExplain(t *testing.T) {
 	for k, w := range want {
 		j.Result = k
 		got := Explain(j)
-		if !strings.Contains(got, "  "+w+"\n") {
+		if !strings.Contains(got, "+- "+w+"\n") {
 			t.Errorf("node %d:\n%s\nwant the line\n%s", k, got, w)
 		}
 	}
