@@ -29,6 +29,10 @@ type scope struct {
 	// env is what function calls need from the statement (the clock of
 	// CURRENT_TIMESTAMP, ...); zero uses defaultExprEnv.
 	env expr.Env
+	// inner, when positive, is the position of the first column of a
+	// correlated subquery's own relation: a name both it and the outer
+	// query have resolves to the subquery's, as SQL scoping says.
+	inner int
 }
 
 func scopeOf(s *types.Schema, qualifier string) *scope {
@@ -76,9 +80,9 @@ func (s *scope) resolve(ref *ast.ColumnRef) (int, error) {
 		}
 		return out
 	}
-	found := match(false)
+	found := s.shadow(match(false))
 	if len(found) == 0 {
-		found = match(true)
+		found = s.shadow(match(true))
 	}
 	switch len(found) {
 	case 1:
@@ -96,6 +100,24 @@ func (s *scope) resolve(ref *ast.ColumnRef) (int, error) {
 	}
 	return 0, errAt(ref.Pos(), sqlerr.UnknownColumn, "Column '%s' is ambiguous", name).
 		WithHint("qualify it with its table name or alias")
+}
+
+// shadow keeps, of several matches, the subquery's own column when there
+// is exactly one.
+func (s *scope) shadow(found []int) []int {
+	if s.inner <= 0 || len(found) < 2 {
+		return found
+	}
+	var own []int
+	for _, i := range found {
+		if i >= s.inner {
+			own = append(own, i)
+		}
+	}
+	if len(own) == 1 {
+		return own
+	}
+	return found
 }
 
 // suggest returns "; did you mean 'x'?" for a close name.

@@ -82,7 +82,7 @@ func semiJoin(f, r *frag, lKeys, rKeys []expr.Expr, residual []ast.Expr, anti bo
 	}
 	jn := &Join{Left: f.rel, Right: r.rel, Kind: kind, LeftKeys: lPos, RightKeys: rPos, NullSafe: make([]bool, len(lPos)), Subquery: true, Pos: pos}
 	if len(residual) > 0 {
-		x, err := bindExpr(andAll(residual), &scope{cols: append(append([]column(nil), f.sc.cols...), r.sc.cols...)})
+		x, err := bindExpr(andAll(residual), &scope{cols: append(append([]column(nil), f.sc.cols...), r.sc.cols...), inner: len(f.sc.cols)})
 		if err != nil {
 			return err
 		}
@@ -170,7 +170,7 @@ func (p *Planner) planExists(f *frag, n *ast.Exists, anti bool) error {
 	if err != nil {
 		return err
 	}
-	combined := &scope{cols: append(append([]column(nil), f.sc.cols...), r.sc.cols...)}
+	combined := &scope{cols: append(append([]column(nil), f.sc.cols...), r.sc.cols...), inner: len(f.sc.cols)}
 	var inner, residual []ast.Expr
 	var lKeys, rKeys []expr.Expr
 	for _, c := range conds {
