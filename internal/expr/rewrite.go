@@ -353,3 +353,38 @@ func Size(e Expr) int {
 	}
 	return n
 }
+
+// Canonical renders e with its column references by position ($0, $1,
+// ...), so that two spellings of one expression over the same row (k + 1
+// and t.k + 1) render alike. It reports false for an opaque expression.
+func Canonical(e Expr) (string, bool) {
+	x, ok := unnamed(e)
+	if !ok {
+		return "", false
+	}
+	return x.String(), true
+}
+
+// unnamed returns e with its column references rendered by position.
+func unnamed(e Expr) (Expr, bool) {
+	if c, ok := e.(*colExpr); ok {
+		return &colExpr{idx: c.idx, t: c.t}, true
+	}
+	kids, ok := operands(e)
+	if !ok {
+		return nil, false
+	}
+	if len(kids) == 0 {
+		return e, true
+	}
+	next := make([]Expr, len(kids))
+	for i, k := range kids {
+		if k == nil {
+			continue
+		}
+		if next[i], ok = unnamed(k); !ok {
+			return nil, false
+		}
+	}
+	return withOperands(e, next), true
+}

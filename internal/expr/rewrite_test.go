@@ -84,6 +84,18 @@ func TestRewrite(t *testing.T) {
 	require.True(t, IsOpaque(field))
 	require.False(t, IsOpaque(cond))
 
+	// Two spellings of one expression over the same row render alike.
+	k1 := mustCol(t, 2, "k", types.Int.NonNull())
+	k2 := mustCol(t, 2, "t.k", types.Int.NonNull())
+	c1, ok := Canonical(must(Binary("+", k1, one)))
+	require.True(t, ok)
+	c2, ok := Canonical(must(Binary("+", k2, one)))
+	require.True(t, ok)
+	require.Equal(t, "$2 + 1", c1)
+	require.Equal(t, c1, c2)
+	_, ok = Canonical(field)
+	require.False(t, ok)
+
 	require.True(t, IsDeterministic(cond))
 	rnd := must(Call("RAND"))
 	require.False(t, IsDeterministic(must(Binary(">", rnd, mustLit(t, types.NewFloat(0.5), types.Double.NonNull())))))

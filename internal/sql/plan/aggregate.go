@@ -79,6 +79,7 @@ func (p *Planner) planAggregate(s *ast.Select, f *frag, distinct bool) error {
 	var pre []expr.Expr
 	var preCols []column
 	subst := map[string]int{}
+	groupKeys := map[string]int{}
 	var keyCols []column
 	addPre := func(x expr.Expr, c column) int {
 		pre, preCols = append(pre, x), append(preCols, c)
@@ -121,7 +122,15 @@ func (p *Planner) planAggregate(s *ast.Select, f *frag, distinct bool) error {
 		if _, dup := subst[key]; dup {
 			continue
 		}
+		canon, known := expr.Canonical(x)
+		if j, dup := groupKeys[canon]; known && dup {
+			subst[key] = j // another spelling of a group expression
+			continue
+		}
 		subst[key] = addPre(x, c)
+		if known {
+			groupKeys[canon] = subst[key]
+		}
 		keyCols = append(keyCols, c)
 	}
 	nKeys := len(pre)
@@ -193,9 +202,9 @@ func (p *Planner) planAggregate(s *ast.Select, f *frag, distinct bool) error {
 		return err
 	}
 	if setsOf != nil || len(groupingCalls) > 0 {
-		return p.planGroupingSets(f, keyCols, callCols, calls, setsOf, groupingCalls, subst, in, ttl, s.Pos())
+		return p.planGroupingSets(f, keyCols, callCols, calls, setsOf, groupingCalls, subst, groupKeys, in, ttl, s.Pos())
 	}
-	out := &scope{cols: append(append([]column(nil), keyCols...), callCols...), subst: subst, grouped: in}
+	out := &scope{cols: append(append([]column(nil), keyCols...), callCols...), subst: subst, grouped: in, groupKeys: groupKeys}
 	f.rel = &Aggregate{In: f.rel, Keys: keys, Calls: calls, StateTTL: ttl, UID: f.st.aggUID(), Cols: plainColumns(out), Pos: s.Pos()}
 	f.sc = out
 	return nil
@@ -416,7 +425,7 @@ func expandGrouping(items []ast.Expr) (exprs []ast.Expr, sets [][]int, err error
 // the GROUPING() calls, then a union of them. Each set is a group of its
 // own in state, as in Flink.
 func (p *Planner) planGroupingSets(f *frag, keyCols, callCols []column, calls []jobgraph.AggCall, sets [][]int,
-	groupingCalls []*ast.FuncCall, subst map[string]int, in *scope, ttl int64, pos sqlerr.Pos) error {
+	groupingCalls []*ast.FuncCall, subst, groupKeys map[string]int, in *scope, ttl int64, pos sqlerr.Pos) error {
 	if sets == nil {
 		all := make([]int, len(keyCols))
 		for i := range all {
@@ -504,7 +513,7 @@ func (p *Planner) planGroupingSets(f *frag, keyCols, callCols []column, calls []
 		}
 		edges = append(edges, &Calc{In: agg, Project: proj, Cols: plainColumns(&scope{cols: outCols})})
 	}
-	out := &scope{cols: outCols, subst: subst, grouped: in}
+	out := &scope{cols: outCols, subst: subst, grouped: in, groupKeys: groupKeys}
 	if len(edges) == 1 {
 		f.rel = edges[0]
 	} else {

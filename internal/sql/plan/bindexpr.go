@@ -58,7 +58,11 @@ func (s *scope) exprEnv() expr.Env {
 // bindExpr type-checks an AST expression against sc.
 func bindExpr(e ast.Expr, sc *scope) (expr.Expr, error) {
 	if sc.subst != nil {
-		if i, ok := sc.subst[ast.Format(e)]; ok {
+		i, ok := sc.subst[ast.Format(e)]
+		if !ok {
+			i, ok = sc.groupKey(e)
+		}
+		if ok {
 			c := sc.cols[i]
 			x, err := expr.Col(i, c.name, c.typ)
 			return x, positioned(err, e.Pos(), sqlerr.Internal)

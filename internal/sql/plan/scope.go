@@ -26,6 +26,10 @@ type scope struct {
 	// grouped is the scope before a GROUP BY, to tell a column that is
 	// not grouped from an unknown one.
 	grouped *scope
+	// groupKeys maps the canonical form (expr.Canonical over grouped) of
+	// each group expression to its column, so that another spelling of it
+	// (t.k + 1 for k + 1) is the group key too.
+	groupKeys map[string]int
 	// env is what function calls need from the statement (the clock of
 	// CURRENT_TIMESTAMP, ...); zero uses defaultExprEnv.
 	env expr.Env
@@ -100,6 +104,31 @@ func (s *scope) resolve(ref *ast.ColumnRef) (int, error) {
 	}
 	return 0, errAt(ref.Pos(), sqlerr.UnknownColumn, "Column '%s' is ambiguous", name).
 		WithHint("qualify it with its table name or alias")
+}
+
+// groupKey returns the column of the group expression e spells, if it is
+// one: e bound over the rows before the GROUP BY has the canonical form of
+// a group expression. A plain column reference resolves by its name.
+func (s *scope) groupKey(e ast.Expr) (int, bool) {
+	if s.grouped == nil || len(s.groupKeys) == 0 {
+		return 0, false
+	}
+	if _, isRef := e.(*ast.ColumnRef); isRef {
+		return 0, false
+	}
+	if hasAggregate(e) || hasSubquery(e) {
+		return 0, false
+	}
+	x, err := bindExpr(e, s.grouped)
+	if err != nil {
+		return 0, false
+	}
+	canon, ok := expr.Canonical(x)
+	if !ok {
+		return 0, false
+	}
+	i, ok := s.groupKeys[canon]
+	return i, ok
 }
 
 // shadow keeps, of several matches, the subquery's own column when there

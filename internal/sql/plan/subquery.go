@@ -252,7 +252,7 @@ func (p *Planner) planScalarSubqueries(f *frag, es ...ast.Expr) error {
 			subst[k] = v
 		}
 		subst[ast.Format(sq)] = len(cols) - 1
-		sc := &scope{cols: cols, subst: subst, grouped: f.sc.grouped, env: f.sc.env}
+		sc := &scope{cols: cols, subst: subst, grouped: f.sc.grouped, groupKeys: f.sc.groupKeys, env: f.sc.env}
 		f.rel = &Join{Left: f.rel, Right: r.rel, Kind: jobgraph.LeftJoin, UID: f.st.joinUID(), Cols: plainColumns(sc), Subquery: true, Pos: sq.Pos()}
 		f.sc = sc
 	}
