@@ -25,8 +25,9 @@ import (
 //	       every stateful node of its job, sorted by uid
 //	logical
 //	       bind one query or INSERT and print its logical plan
-//	explain
-//	       plan one query or INSERT and print what EXPLAIN prints
+//	explain [version=N]
+//	       plan one query or INSERT (with plan version N) and print what
+//	       EXPLAIN prints
 //	rewrite [rules=name,...]
 //	       bind and apply the rewrite rules (all, or those named) to a
 //	       fixed point; print the plan, or "(unchanged)" and the plan
@@ -71,6 +72,13 @@ func (h *harness) run(t *testing.T, d *datadriven.TestData) string {
 		}
 		return uids(job)
 	case "explain":
+		if d.HasArg("version") {
+			var v int
+			d.ScanArgs(t, "version", &v)
+			saved := h.sess.PlanVersion
+			h.sess.PlanVersion = v
+			defer func() { h.sess.PlanVersion = saved }()
+		}
 		b, err := h.bind(d.Input)
 		if err != nil {
 			return errString(err)
