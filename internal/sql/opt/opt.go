@@ -14,7 +14,7 @@ import (
 func Optimize(b *plan.Bound) (*plan.QueryPlan, error) {
 	root := b.Root
 	if b.Version >= plan.PlanV2 {
-		root = rewrite(root, rules)
+		root = requirePTFs(rewrite(root, rules))
 	}
 	x := newPlacer()
 	x.version = b.Version
