@@ -224,6 +224,8 @@ func operands(e Expr) ([]Expr, bool) {
 		return []Expr{x.s, x.pat}, true
 	case *eltExpr:
 		return x.args, true
+	case *singleValueExpr:
+		return []Expr{x.count, x.value}, true
 	}
 	return nil, false
 }
@@ -326,6 +328,10 @@ func withOperands(e Expr, k []Expr) Expr {
 	case *eltExpr:
 		c := *x
 		c.args = k
+		return &c
+	case *singleValueExpr:
+		c := *x
+		c.count, c.value = k[0], k[1]
 		return &c
 	}
 	panic("expr: withOperands of an expression operands does not know")

@@ -101,3 +101,18 @@ func TestRewrite(t *testing.T) {
 	require.False(t, IsDeterministic(must(Binary(">", rnd, mustLit(t, types.NewFloat(0.5), types.Double.NonNull())))))
 	require.False(t, IsDeterministic(field), "opaque")
 }
+
+func TestSingleValue(t *testing.T) {
+	n := mustCol(t, 0, "n", types.BigInt.NonNull())
+	v := mustCol(t, 1, "v", types.String.NonNull())
+	x, err := SingleValue(n, v)
+	require.NoError(t, err)
+	require.False(t, x.Type().NotNull)
+	got, err := x.Eval([]types.Value{types.NewInt(1), types.NewString("a")})
+	require.NoError(t, err)
+	require.Equal(t, "a", got.Str())
+	_, err = x.Eval([]types.Value{types.NewInt(2), types.NewString("a")})
+	require.EqualError(t, err, "SingleValueAggFunction received more than one element.")
+	_, err = SingleValue(v, n)
+	require.Error(t, err, "the count must be an integer")
+}

@@ -21,8 +21,9 @@ import (
 // harness plans statements against an in-memory catalog. Commands:
 //
 //	exec   run DDL (CREATE TABLE, CREATE VIEW, CREATE FUNCTION) and SET
-//	uids   plan one query or INSERT and print the uid and operator of
-//	       every stateful node of its job, sorted by uid
+//	uids [version=N]
+//	       plan one query or INSERT (with plan version N) and print the
+//	       uid and operator of every stateful node of its job, by uid
 //	logical
 //	       bind one query or INSERT and print its logical plan
 //	explain [version=N]
@@ -66,6 +67,13 @@ func (h *harness) run(t *testing.T, d *datadriven.TestData) string {
 		}
 		return strings.Join(out, "\n") + "\n"
 	case "uids":
+		if d.HasArg("version") {
+			var v int
+			d.ScanArgs(t, "version", &v)
+			saved := h.sess.PlanVersion
+			h.sess.PlanVersion = v
+			defer func() { h.sess.PlanVersion = saved }()
+		}
 		job, err := h.plan(d.Input)
 		if err != nil {
 			return errString(err)

@@ -68,8 +68,9 @@ func calcColumns(in []Column, project []expr.Expr, sc *scope) []Column {
 type stmt struct {
 	// job collects the statement's inputs (addInput).
 	job *jobgraph.Job
-	// aggs and joins number the stateful operators in binding order.
-	aggs, joins int
+	// aggs, joins and singles number the stateful operators in binding
+	// order.
+	aggs, joins, singles int
 	// ptfs are the function calls bound so far.
 	ptfs []*jobgraph.PTF
 }
@@ -79,6 +80,14 @@ func newStmt() *stmt { return &stmt{job: &jobgraph.Job{}} }
 func (st *stmt) aggUID() string {
 	st.aggs++
 	return fmt.Sprintf("agg/%d", st.aggs-1)
+}
+
+// singleUID numbers the row-count aggregates of scalar subqueries apart
+// from the other aggregates (plan version 2 added them: the aggregates of
+// version 1 keep their numbers).
+func (st *stmt) singleUID() string {
+	st.singles++
+	return fmt.Sprintf("single/%d", st.singles-1)
 }
 
 func (st *stmt) joinUID() string {

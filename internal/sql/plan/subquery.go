@@ -246,6 +246,11 @@ func (p *Planner) planScalarSubqueries(f *frag, es ...ast.Expr) error {
 		if len(r.sc.cols) != 1 {
 			return errAt(sq.Pos(), sqlerr.InvalidArgument, "A scalar subquery must return one column, but it returns %d", len(r.sc.cols))
 		}
+		if v := p.Session.PlanVersion; (v == 0 || v >= PlanV2) && !atMostOneRow(r.rel) {
+			if err := singleValue(r, sq.Pos()); err != nil {
+				return err
+			}
+		}
 		cols := append(append([]column(nil), f.sc.cols...), column{name: fmt.Sprintf("$scalar%d", len(f.sc.cols)), typ: r.sc.cols[0].typ.Nullable()})
 		subst := map[string]int{}
 		for k, v := range f.sc.subst {
@@ -257,4 +262,47 @@ func (p *Planner) planScalarSubqueries(f *frag, es ...ast.Expr) error {
 		f.sc = sc
 	}
 	return nil
+}
+
+// singleValue makes a scalar subquery that may return several rows fail
+// when it does, as Flink's SINGLE_VALUE aggregate fails: a global
+// aggregate counts its rows and keeps the last value, and a calc returns
+// the value, or fails when more than one row is alive.
+func singleValue(r *frag, pos sqlerr.Pos) error {
+	c := r.sc.cols[0]
+	t := c.typ.Nullable()
+	agg := &Aggregate{In: r.rel, Keys: []int{}, Calls: []jobgraph.AggCall{
+		{Func: jobgraph.AggCountStar, Filter: -1, Type: types.BigInt.NonNull()},
+		{Func: jobgraph.AggLastValue, Args: []int{0}, Filter: -1, Type: t},
+	}, UID: r.st.singleUID(), Pos: pos,
+		Cols: []Column{{Name: "$count", Type: types.BigInt.NonNull()}, {Name: "$value", Type: t}}}
+	n, err := expr.Col(0, "$count", types.BigInt.NonNull())
+	if err != nil {
+		return err
+	}
+	v, err := expr.Col(1, "$value", t)
+	if err != nil {
+		return err
+	}
+	x, err := expr.SingleValue(n, v)
+	if err != nil {
+		return positioned(err, pos, sqlerr.Internal)
+	}
+	r.sc = &scope{cols: []column{{name: c.name, typ: t}}}
+	r.rel = &Calc{In: agg, Project: []expr.Expr{x}, Cols: []Column{{Name: c.name, Type: t}}, Pos: pos}
+	return nil
+}
+
+// atMostOneRow reports whether a relation never has more than one row
+// alive: a global aggregate (filtered or projected) or VALUES of one row.
+func atMostOneRow(r Rel) bool {
+	switch n := r.(type) {
+	case *Calc:
+		return atMostOneRow(n.In)
+	case *Aggregate:
+		return len(n.Keys) == 0
+	case *Values:
+		return len(n.Rows) <= 1
+	}
+	return false
 }
