@@ -12,6 +12,11 @@ import (
 // Optimize turns a bound statement into a job: rewrite rules (from plan
 // version 2), changelog inference, physical translation.
 func Optimize(b *plan.Bound) (*plan.QueryPlan, error) {
+	if b.Version == 0 {
+		v := *b
+		v.Version = plan.LatestPlan
+		b = &v
+	}
 	root := b.Root
 	if b.Version >= plan.PlanV2 {
 		root = requirePTFs(rewrite(root, rules))
