@@ -240,8 +240,12 @@ func (c *sqlCommand) shell(ctx context.Context, eng Engine, dir string) error {
 	signal.Notify(interrupts, os.Interrupt, syscall.SIGTERM)
 	defer signal.Stop(interrupts)
 
+	// A terminal that says it is dumb gets plain line reading and results
+	// printed as they come: it cannot move the cursor.
+	capable := lineEditing(c.opts.LookupEnv)
 	var in inputReader
-	if inTTY && outTTY && inFd == os.Stdin.Fd() && outFd == os.Stdout.Fd() {
+	if inTTY && outTTY && capable && inFd == os.Stdin.Fd() && outFd == os.Stdout.Fd() {
+		quietTerminal(c.opts.LookupEnv)
 		hist := ""
 		if err := os.MkdirAll(dir, 0o755); err != nil {
 			c.opts.Logger.Warn("no shell history", "err", err)
@@ -258,7 +262,7 @@ func (c *sqlCommand) shell(ctx context.Context, eng Engine, dir string) error {
 		out:        c.opts.Stdout,
 		in:         in,
 		interrupts: interrupts,
-		tty:        outTTY,
+		tty:        outTTY && capable,
 		size:       func() (int, int) { return terminalSize(outFd) },
 		version:    c.opts.Version,
 	}
