@@ -72,7 +72,7 @@ func (noQueryEnv) Getenv(k string) string {
 // osEnv is the process environment, termenv's default.
 type osEnv struct{}
 
-func (osEnv) Environ() []string        { return os.Environ() }
+func (osEnv) Environ() []string      { return os.Environ() }
 func (osEnv) Getenv(k string) string { return os.Getenv(k) }
 
 // lineEditing reports whether the terminal can run the line editor: TERM
