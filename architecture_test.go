@@ -35,6 +35,7 @@ var allowed = map[string][]string{
 	"internal/engine":            {"*"},
 	"internal/statement":         {"*"},
 	"internal/server":            {"api/v1", "internal/statement", "internal/engine", "internal/runtime", "internal/store", "internal/sqlerr", "ptf"},
+	"internal/local":             {"api/v1", "client", "internal/cli", "internal/engine", "internal/server", "internal/statement", "internal/sqlerr", "ptf"},
 	"api/v1":                     {},
 	"internal/cli":               {"internal/sqlerr", "types", "api/v1", "client"},
 	"client":                     {"api/v1"},

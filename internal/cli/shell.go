@@ -27,6 +27,9 @@ type shell struct {
 	tty     bool
 	size    func() (width, height int)
 	version string
+	// farewell returns what to say about the statements that run on
+	// when the shell ends ("" for nothing); nil: nothing.
+	farewell func() string
 }
 
 // run reads and executes entries until QUIT, the end of input, or a
@@ -39,7 +42,7 @@ func (s *shell) run(ctx context.Context) error {
 		input, err := s.in.Read(ctx)
 		if errors.Is(err, errInterrupted) {
 			if interrupted {
-				fmt.Fprintln(s.out, "Bye!")
+				s.bye()
 				return nil
 			}
 			interrupted = true
@@ -58,18 +61,32 @@ func (s *shell) run(ctx context.Context) error {
 			var quit bool
 			quit, interrupted = s.handle(ctx, input)
 			if quit && !s.terminated.Load() {
-				fmt.Fprintln(s.out, "Bye!")
+				s.bye()
 				return nil
 			}
 		}
 		if s.terminated.Load() {
+			s.notice()
 			fmt.Fprintln(s.out, "Terminated.")
 			return &ExitError{Code: 143}
 		}
 		if eof {
-			fmt.Fprintln(s.out, "Bye!")
+			s.bye()
 			return nil
 		}
+	}
+}
+
+// bye says what keeps running, and goodbye.
+func (s *shell) bye() {
+	s.notice()
+	fmt.Fprintln(s.out, "Bye!")
+}
+
+// notice prints the farewell notice.
+func (s *shell) notice() {
+	if s.farewell != nil {
+		fmt.Fprint(s.out, s.farewell())
 	}
 }
 

@@ -8,6 +8,7 @@ import (
 	"os"
 	"os/signal"
 	"path/filepath"
+	"strings"
 	"syscall"
 
 	"github.com/spf13/cobra"
@@ -197,6 +198,9 @@ func (c *sqlCommand) withEngine(ctx context.Context, dir string, f func(Engine) 
 		return errors.New("eddy sql: no engine is configured (Options.OpenEngine)")
 	}
 	eng, err := c.opts.OpenEngine(ctx, dir)
+	if errors.Is(err, ErrDataDirInUse) {
+		return c.attach(ctx, dir, err, f)
+	}
 	if err != nil {
 		return fmt.Errorf("opening data directory %s: %w", dir, err)
 	}
@@ -208,7 +212,22 @@ func (c *sqlCommand) withEngine(ctx context.Context, dir string, f func(Engine) 
 	return f(eng)
 }
 
-func (c *sqlCommand) runAll(ctx context.Context, eng Engine, dir string, scripts []source, interactive bool) error {
+func (c *sqlCommand) runAll(ctx context.Context, eng Engine, dir string, scripts []source, interactive bool) (err error) {
+	eng = withJobs(eng)
+	// What runs in the background: in the shell on its output, for a
+	// script on stderr (its output is its results).
+	notes := c.opts.Stderr
+	if interactive {
+		notes = c.opts.Stdout
+	}
+	var farewell func() string
+	if n, ok := eng.(noticer); ok {
+		fmt.Fprint(notes, n.OpenNotice())
+		farewell = n.ExitNotice
+		if !interactive {
+			defer func() { fmt.Fprint(notes, n.ExitNotice()) }()
+		}
+	}
 	sctx, stop := signal.NotifyContext(ctx, os.Interrupt) // Ctrl-C stops a script
 	for i, s := range scripts {
 		isInit := c.init != "" && i == 0
@@ -222,13 +241,32 @@ func (c *sqlCommand) runAll(ctx context.Context, eng Engine, dir string, scripts
 	if !interactive {
 		return nil
 	}
-	return c.shell(ctx, eng, dir)
+	return c.shell(ctx, eng, dir, farewell)
+}
+
+// attach runs f on the process that holds data directory dir, through
+// its socket, after saying so; openErr is why the directory could not be
+// opened.
+func (c *sqlCommand) attach(ctx context.Context, dir string, openErr error, f func(Engine) error) error {
+	cl, owner, err := dialLocal(ctx, dir, c.opts.Version)
+	if err != nil {
+		return fmt.Errorf("opening data directory %s: %w\n%v; stop the process that holds it, or run eddy sql with another --data-dir", dir, openErr, err)
+	}
+	w := c.opts.Stderr
+	if c.file == "" && !c.hasExecute {
+		w = c.opts.Stdout
+	}
+	fmt.Fprint(w, attachedMessage(owner, dir))
+	eng := newRemoteEngine(cl)
+	eng.where = "in " + ownerText(owner)
+	eng.manage = "--data-dir " + shellQuote(dir)
+	return f(eng)
 }
 
 // shell runs the interactive shell: with line editing and a history file
 // when stdin and stdout are the process's terminal, reading plain lines
 // otherwise.
-func (c *sqlCommand) shell(ctx context.Context, eng Engine, dir string) error {
+func (c *sqlCommand) shell(ctx context.Context, eng Engine, dir string, farewell func() string) error {
 	inFd, inTTY := terminalFd(c.opts.Stdin)
 	outFd, outTTY := terminalFd(c.opts.Stdout)
 	// The shell owns SIGINT (cancel the query; twice at the prompt: exit)
@@ -265,6 +303,7 @@ func (c *sqlCommand) shell(ctx context.Context, eng Engine, dir string) error {
 		tty:        outTTY && capable,
 		size:       func() (int, int) { return terminalSize(outFd) },
 		version:    c.opts.Version,
+		farewell:   farewell,
 	}
 	return sh.run(ctx)
 }
@@ -285,4 +324,15 @@ func terminalSize(fd uintptr) (int, int) {
 		return 80, 24
 	}
 	return w, h
+}
+
+// shellQuote quotes s for a copy-pasted shell command when needed.
+func shellQuote(s string) string {
+	if s != "" && strings.IndexFunc(s, func(r rune) bool {
+		return !(r == '/' || r == '.' || r == '-' || r == '_' || r == '~' || r == ':' || r == '=' || r == '+' || r == ',' ||
+			(r >= 'a' && r <= 'z') || (r >= 'A' && r <= 'Z') || (r >= '0' && r <= '9'))
+	}) < 0 {
+		return s
+	}
+	return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'"
 }

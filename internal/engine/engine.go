@@ -59,6 +59,9 @@ type Engine struct {
 	// sessionJobs counts the writing jobs the session started (their
 	// labels).
 	sessionJobs int
+	// external returns jobs that scripts wait for besides the session's
+	// own (SyncAlso).
+	external func() []*runtime.Job
 
 	// runMu serialises Run, which executes with its own session; run holds
 	// the options of the statement being run.
@@ -456,15 +459,22 @@ func (e *Engine) startJob(ctx context.Context, p *plan.QueryPlan, bounded bool, 
 func (e *Engine) syncJobs(ctx context.Context) error {
 	e.mu.Lock()
 	jobs := append([]*runtime.Job(nil), e.jobs...)
+	own := len(jobs)
+	external := e.external
 	e.mu.Unlock()
+	if external != nil {
+		jobs = append(jobs, external()...)
+	}
 	if len(jobs) == 0 {
 		return nil
 	}
 	for round := 0; round < 100; round++ {
 		before := e.totalRecords(jobs)
-		for _, j := range jobs {
+		for i, j := range jobs {
 			if err := j.Sync(ctx); err != nil {
-				e.dropFailed(j)
+				if i < own {
+					e.dropFailed(j)
+				}
 				return sqlerr.Newf(sqlerr.Runtime, "A running statement failed: %v", err).
 					WithHint("fix the statement and run it again; the failed job was stopped")
 			}
