@@ -27,6 +27,9 @@ type shell struct {
 	tty     bool
 	size    func() (width, height int)
 	version string
+	// kb is the terminal the result view reads keys from (raw mode);
+	// nil when stdin is not the terminal the shell draws on.
+	kb *os.File
 	// farewell returns what to say about the statements that run on
 	// when the shell ends ("" for nothing); nil: nothing.
 	farewell func() string
@@ -169,20 +172,30 @@ func (s *shell) execute(ctx context.Context, st Statement) (interrupted bool, er
 // display shows a result: messages and static results as in a script,
 // continuous results as they arrive.
 func (s *shell) display(ctx context.Context, res *Result) error {
+	cfg := s.eng.Config()
 	if res == nil || res.Rows == nil || res.Rows.Static {
-		return printResult(ctx, s.out, res, resultTable, false)
+		return printResult(ctx, s.out, res, resultTable, false, fittedMaxWidth(cfg))
 	}
 	if res.Message != "" {
 		fmt.Fprintln(s.out, infoLine(res.Message))
 	}
 	rs := res.Rows
 	defer closeStream(rs)
-	if resultModeOf(s.eng.Config()) == resultTable && s.tty {
+	mode := resultModeOf(cfg)
+	if s.kb != nil && s.tty && mode != resultTableau {
+		// Table and changelog modes on a terminal: the result view.
+		return s.runView(ctx, rs, mode)
+	}
+	if rs.Name != "" {
+		fmt.Fprintf(s.out, "[INFO] Results of statement '%s':\n", rs.Name)
+	}
+	if mode == resultTable && s.tty {
 		return liveTable(ctx, &liveView{w: s.out, size: s.size}, rs)
 	}
-	// Changelog and tableau modes, and table mode when the output cannot
-	// be redrawn: print every change as it comes.
-	return streamChanges(ctx, s.out, rs, s.tty)
+	// Tableau mode, and the other modes when keys cannot be read: print
+	// every change as it comes.
+	width, _ := maxColumnWidthOf(cfg)
+	return streamChangesWidth(ctx, s.out, rs, s.tty, width)
 }
 
 // printError prints "[ERROR] LINE:COL: message", the line of the entry

@@ -260,6 +260,7 @@ func (c *sqlCommand) attach(ctx context.Context, dir string, openErr error, f fu
 	eng := newRemoteEngine(cl)
 	eng.where = "in " + ownerText(owner)
 	eng.manage = "--data-dir " + shellQuote(dir)
+	eng.tidy = true
 	return f(eng)
 }
 
@@ -282,7 +283,9 @@ func (c *sqlCommand) shell(ctx context.Context, eng Engine, dir string, farewell
 	// printed as they come: it cannot move the cursor.
 	capable := lineEditing(c.opts.LookupEnv)
 	var in inputReader
+	var kb *os.File
 	if inTTY && outTTY && capable && inFd == os.Stdin.Fd() && outFd == os.Stdout.Fd() {
+		kb = os.Stdin
 		quietTerminal(c.opts.LookupEnv)
 		hist := ""
 		if err := os.MkdirAll(dir, 0o755); err != nil {
@@ -304,6 +307,7 @@ func (c *sqlCommand) shell(ctx context.Context, eng Engine, dir string, farewell
 		size:       func() (int, int) { return terminalSize(outFd) },
 		version:    c.opts.Version,
 		farewell:   farewell,
+		kb:         kb,
 	}
 	return sh.run(ctx)
 }

@@ -21,13 +21,11 @@ func (s *statementCmd) connectLocal(cmd *cobra.Command) error {
 	s.settings = Settings{Server: "data directory " + dir, Origins: map[string]string{"server": "--data-dir"}}
 	cl, closeDir, err := s.opts.OpenStatements(cmd.Context(), dir)
 	if errors.Is(err, ErrDataDirInUse) {
-		var owner = ""
 		cl, o, derr := dialLocal(cmd.Context(), dir, s.opts.Version)
 		if derr != nil {
 			return s.failf("opening data directory %s: %v\n%v", dir, err, derr)
 		}
-		owner = ownerText(o)
-		fmt.Fprintf(s.opts.Stderr, "The data directory %s is held by %s: attached to it.\n", dir, owner)
+		fmt.Fprintf(s.opts.Stderr, "The data directory %s is held by %s: attached to it.\n", dir, ownerText(o))
 		s.cl = cl
 		return nil
 	}

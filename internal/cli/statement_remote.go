@@ -39,6 +39,10 @@ type remoteEngine struct {
 	where, manage string
 	// submitted are the background statements this shell created.
 	submitted []string
+	// tidy deletes every statement that is not a background job once
+	// its result is shown (a shell attached to a data directory's owner
+	// leaves behind only what the embedded shell would).
+	tidy bool
 }
 
 // StatementClient returns the client of the statements API: SHOW JOBS and
@@ -158,7 +162,7 @@ func (e *remoteEngine) result(ctx context.Context, st *v1.Statement, interactive
 			}
 			rows = append(rows, r)
 		}
-		if isStaticKind(kind) {
+		if isStaticKind(kind) || e.tidy {
 			e.forget(st.Name)
 		}
 		if len(rows) == 0 && !returnsRows(kind) {
@@ -182,7 +186,7 @@ func (e *remoteEngine) result(ctx context.Context, st *v1.Statement, interactive
 // script it ends once no row came for e.settle (the snapshot). Closing the
 // stream stops the statement unless its results were complete.
 func (e *remoteEngine) liveRows(st *v1.Statement, schema *types.Schema, interactive bool) *RowStream {
-	rs := &RowStream{Schema: schema, Key: upsertKey(st)}
+	rs := &RowStream{Schema: schema, Key: upsertKey(st), Name: st.Name}
 	var (
 		quiet    *time.Timer
 		cancel   context.CancelFunc
@@ -222,7 +226,10 @@ func (e *remoteEngine) liveRows(st *v1.Statement, schema *types.Schema, interact
 			cancel()
 			stopPull()
 		}
-		if !complete {
+		switch {
+		case e.tidy:
+			e.forget(st.Name)
+		case !complete:
 			e.stop(st.Name)
 		}
 	}
