@@ -214,7 +214,6 @@ func parseKeys(b []byte) []string {
 	return out
 }
 
-
 // receivedText is "Received a total of N rows", lower-cased after a
 // prefix.
 func receivedText(prefix string, n int) string {
