@@ -186,7 +186,7 @@ func (s *shell) display(ctx context.Context, res *Result) error {
 		// Table and changelog modes on a terminal: the result view.
 		return s.runView(ctx, rs, mode)
 	}
-	if rs.Name != "" {
+	if rs.Name != "" && s.tty {
 		fmt.Fprintf(s.out, "[INFO] Results of statement '%s':\n", rs.Name)
 	}
 	if mode == resultTable && s.tty {
