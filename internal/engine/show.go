@@ -37,10 +37,8 @@ func (e *Engine) show(s *ast.Show) (*cli.Result, error) {
 		return column("catalog name", e.cat.Catalogs()), nil
 	case ast.ShowDatabases:
 		return column("database name", e.cat.Databases(e.sess.Catalog)), nil
-	case ast.ShowViews:
-		return column("view name", e.views()), nil
-	case ast.ShowTables:
-		return column("table name", e.cat.Tables(e.sess.Catalog, e.sess.Database)), nil
+	case ast.ShowViews, ast.ShowTables:
+		return e.showTables(s)
 	case ast.ShowFunctions:
 		// Built-in functions, then the user functions of the current
 		// database, like Flink's SHOW FUNCTIONS.

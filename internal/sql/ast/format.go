@@ -215,6 +215,15 @@ func (p *printer) otherStmt(s Statement) {
 		p.ws("USE ", n.Name.String())
 	case *Show:
 		p.ws("SHOW ", n.What.String())
+		if n.From != nil {
+			p.ws(" FROM ", n.From.String())
+		}
+		if n.Like != nil {
+			if n.NotLike {
+				p.WriteString(" NOT")
+			}
+			p.ws(" LIKE ", QuoteString(n.Like.Value))
+		}
 	case *ShowCreateTable:
 		p.ws("SHOW CREATE TABLE ", n.Name.String())
 	case *Describe:

@@ -77,10 +77,16 @@ func (k ShowKind) String() string {
 }
 
 // Show is SHOW CATALOGS | DATABASES | TABLES | FUNCTIONS |
-// CURRENT CATALOG | CURRENT DATABASE.
+// CURRENT CATALOG | CURRENT DATABASE. SHOW TABLES and SHOW VIEWS take
+// Flink's [FROM | IN [catalog.]database] [[NOT] LIKE 'pattern'].
 type Show struct {
 	Loc
 	What ShowKind
+	// From is the database of FROM/IN (nil: the current one).
+	From *ObjectName
+	// Like is the LIKE pattern (nil: none); NotLike negates it.
+	Like    *StringLit
+	NotLike bool
 }
 
 // ShowCreateTable is SHOW CREATE TABLE name.

@@ -40,7 +40,14 @@ func (p *parser) statement() ast.Statement {
 		if p.isKw("FUNCTION") && p.peek(1).kind != tEOF && p.peek(1).kind != tSemi {
 			p.next()
 			d := &ast.DescribeFunction{Loc: at(t.pos), Extended: p.acceptKw("EXTENDED")}
-			d.Name = p.functionName()
+			if w := p.tok(); w.kind == tWord && !isIdent(w) && (p.peek(1).kind == tEOF || p.peek(1).kind == tSemi) {
+				// A built-in function whose name is a reserved word
+				// (DESCRIBE FUNCTION UPPER), as Flink allows.
+				p.next()
+				d.Name = &ast.ObjectName{Parts: []*ast.Ident{{Loc: at(w.pos), Name: w.text}}}
+			} else {
+				d.Name = p.functionName()
+			}
 			return d
 		}
 		d := &ast.Describe{Loc: at(t.pos)}
@@ -132,10 +139,12 @@ func (p *parser) show() ast.Statement {
 		s.What = ast.ShowDatabases
 	case p.acceptKw("TABLES"):
 		s.What = ast.ShowTables
+		p.showFilter(s)
 	case p.acceptKw("FUNCTIONS"):
 		s.What = ast.ShowFunctions
 	case p.acceptKw("VIEWS"):
 		s.What = ast.ShowViews
+		p.showFilter(s)
 	case p.acceptKw("USER"):
 		p.wantKw("FUNCTIONS")
 		s.What = ast.ShowUserFunctions
@@ -153,6 +162,21 @@ func (p *parser) show() ast.Statement {
 		p.unexpected()
 	}
 	return s
+}
+
+// showFilter parses Flink's [FROM | IN [catalog.]database] [[NOT] LIKE
+// 'pattern'] of SHOW TABLES and SHOW VIEWS.
+func (p *parser) showFilter(s *ast.Show) {
+	if p.acceptKw("FROM") || p.acceptKw("IN") {
+		s.From = p.databaseName()
+	}
+	if p.isKw("NOT") && p.peek(1).is("LIKE") {
+		p.next()
+		s.NotLike = true
+	}
+	if p.acceptKw("LIKE") {
+		s.Like = p.stringLit("a LIKE pattern", "write the pattern as a string: SHOW TABLES LIKE 'order%'")
+	}
 }
 
 // explainDetails are the detail keywords of EXPLAIN.

@@ -119,6 +119,9 @@ func (p *Planner) ResolveFunction(n *ast.ObjectName) (string, *ptf.Definition, e
 	}
 	f, ok := p.Catalog.Function(cat, db, name)
 	if !ok {
+		if be := builtinTableFunctionError(name, n.Pos()); be != nil && len(n.Parts) == 1 {
+			return "", nil, be
+		}
 		e := errAt(n.Pos(), sqlerr.UnknownFunction, "Function '%s' not found in %s.%s", n, cat, db)
 		if _, known := p.Registry.Lookup("examples." + name); known {
 			e.WithHint("register it first: CREATE FUNCTION %s AS 'examples.%s'", name, name)
