@@ -72,12 +72,24 @@ the file name for -e) and exits with status 1. In a script every statement
 first waits until the statements started before it have caught up with the
 data written so far, and a SELECT prints a snapshot of its result.
 
-In the shell a SELECT runs continuously until Ctrl-C. How results are shown
-is set per session:
+In the shell a SELECT runs continuously until you leave it. How results are
+shown is set per session, as in Flink's SQL client:
 
-  SET 'sql-client.execution.result-mode' = 'table';      materialized table (default)
-  SET 'sql-client.execution.result-mode' = 'changelog';  every change with an op column
-  SET 'sql-client.execution.result-mode' = 'tableau';    same as changelog
+  SET 'sql-client.execution.result-mode' = 'table';      materialized table view (default)
+  SET 'sql-client.execution.result-mode' = 'changelog';  changelog view, an op column
+  SET 'sql-client.execution.result-mode' = 'tableau';    every change printed as it comes
+  SET 'sql-client.display.max-column-width' = '30';      widest column shown
+
+On a terminal the table and changelog modes are full-screen views with
+Flink's keys: Q quit, R refresh, +/- refresh interval, N/P/L/G pages, W/S
+select, A/D scroll, O open the row, M switch table/changelog.
+
+A continuous INSERT INTO ... SELECT or CREATE TABLE ... AS SELECT is a durable
+statement: it resumes whenever the data directory is opened again (eddy sql
+or eddy server). SHOW JOBS lists them, STOP JOB 'name' stops one, and eddy
+statement ... --data-dir DIR manages them. A second eddy sql on a data
+directory in use attaches to the process that holds it, through the
+directory's socket (DIR/eddy.sock, for the same user only). See docs/shell.md.
 
 The data directory holds the catalog, the tables, all state and the shell
 history. It is --data-dir if given, else $EDDY_DATA_DIR, else

@@ -50,6 +50,10 @@ func newStatementCommand(opts Options) *cobra.Command {
 (eddy server). A statement is a named, durable SQL statement that runs on the
 server until it completes, fails, is stopped or is deleted.
 
+With --data-dir DIR instead of a server, the commands manage the statements
+of a local data directory (through the eddy sql or eddy server that holds
+it, if one does; see docs/shell.md).
+
 Every command exits with status 0 on success and 1 on any failure (not
 found, authentication failed, a different statement under the same name, a
 wait that timed out, a statement that FAILED), so it can drive a CI/CD
