@@ -221,7 +221,11 @@ func (e *Engine) checkWritable(stmt ast.Statement) error {
 }
 
 // Config returns the session configuration.
-func (e *Engine) Config() map[string]string { return e.sess.Config }
+func (e *Engine) Config() map[string]string {
+	e.runMu.Lock()
+	defer e.runMu.Unlock()
+	return e.sess.Config
+}
 
 // Close stops running jobs and closes the data directory.
 func (e *Engine) Close() error {
@@ -267,6 +271,11 @@ func (e *Engine) Execute(ctx context.Context, sql string, interactive bool) (*cl
 			return nil, err
 		}
 	}
+	// Run swaps the session for a statement's own; the statement manager
+	// may run one while the session executes (a client attached to a
+	// shell), so the two take turns.
+	e.runMu.Lock()
+	defer e.runMu.Unlock()
 	return e.execute(ctx, stmt, interactive)
 }
 

@@ -13,6 +13,8 @@ import (
 // the SET options, and 'sql.current-catalog' and 'sql.current-database'.
 // A statement run with them (Run) sees what the session sees.
 func (e *Engine) SessionProperties() map[string]string {
+	e.runMu.Lock()
+	defer e.runMu.Unlock()
 	props := maps.Clone(e.sess.Config)
 	props["sql.current-catalog"] = e.sess.Catalog
 	props["sql.current-database"] = e.sess.Database
