@@ -68,6 +68,8 @@ func (s *shell) runView(ctx context.Context, rs *RowStream, mode resultMode) err
 		select {
 		case c, ok := <-changes:
 			switch {
+			case !ok && ctx.Err() != nil:
+				v.quit = true // SIGTERM: the shell ends
 			case !ok:
 				changes = nil
 				v.done = true
