@@ -48,6 +48,9 @@ const localHost = "eddy.sock"
 // socket and asks who it is.
 func dialLocal(ctx context.Context, dir, version string) (*client.Client, v1.Owner, error) {
 	path := v1.SocketPath(dir)
+	if err := checkSocketOwner(path); err != nil {
+		return nil, v1.Owner{}, fmt.Errorf("no eddy process of this user serves the data directory's socket %s (%v)", path, err)
+	}
 	hc := &http.Client{Transport: &http.Transport{
 		DialContext: func(ctx context.Context, _, _ string) (net.Conn, error) {
 			var d net.Dialer
