@@ -9,7 +9,7 @@ import (
 
 	"github.com/eddy-sql/eddy/internal/catalog"
 	"github.com/eddy-sql/eddy/internal/cli"
-	"github.com/eddy-sql/eddy/internal/connector/kafka"
+	"github.com/eddy-sql/eddy/internal/connector"
 	"github.com/eddy-sql/eddy/internal/expr"
 	"github.com/eddy-sql/eddy/internal/sql/ast"
 	"github.com/eddy-sql/eddy/internal/sql/plan"
@@ -60,8 +60,8 @@ func (e *Engine) createTable(ctx context.Context, s *ast.CreateTable) (*cli.Resu
 		}
 	}
 	note := ""
-	if kafka.IsConnector(t.Connector()) {
-		if note, err = e.createKafkaTable(ctx, p, t, s); err != nil {
+	if t.Connector() != "" {
+		if note, err = e.createConnectorTable(ctx, p, t, s); err != nil {
 			return nil, err
 		}
 	} else {
@@ -161,8 +161,8 @@ func (e *Engine) dropTable(s *ast.DropTable) (*cli.Result, error) {
 			return nil, fmt.Errorf("dropping the log of %s: %w", t.Name, err)
 		}
 	}
-	if kafka.IsConnector(t.Connector()) {
-		return &cli.Result{Message: fmt.Sprintf("Table '%s' has been dropped. Its topic '%s' was kept: Eddy never deletes topics.", t.Name, t.Options["topic"])}, nil
+	if note := e.droppedNote(t); note != "" {
+		return &cli.Result{Message: fmt.Sprintf("Table '%s' has been dropped.%s", t.Name, note)}, nil
 	}
 	return ok()
 }
@@ -181,8 +181,8 @@ func (e *Engine) insert(ctx context.Context, s *ast.Insert) (*cli.Result, error)
 		if err != nil {
 			return nil, err
 		}
-		if kafka.IsConnector(t.Connector()) {
-			err = e.writeKafka(ctx, p, t, rows)
+		if t.Connector() != "" {
+			err = e.writeConnector(ctx, p, t, connector.SinkOptions{}, rows, s.Table.Pos())
 		} else {
 			err = e.appendRows(t, rows)
 		}

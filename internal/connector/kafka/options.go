@@ -12,6 +12,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/eddy-sql/eddy/internal/connector"
 	"github.com/eddy-sql/eddy/internal/format"
 	"github.com/eddy-sql/eddy/internal/sqlerr"
 	"github.com/eddy-sql/eddy/types"
@@ -113,42 +114,10 @@ type Config struct {
 
 // OptionError is a validation error about one option; the planner uses
 // Key to point at the option in the DDL.
-type OptionError struct {
-	Key string
-	Err *sqlerr.Error
-}
-
-func (e *OptionError) Error() string { return e.Err.Error() }
-func (e *OptionError) Unwrap() error { return e.Err }
-
-// WithHint adds a hint to the error.
-func (e *OptionError) WithHint(format string, args ...any) *OptionError {
-	e.Err.WithHint(format, args...)
-	return e
-}
+type OptionError = connector.OptionError
 
 func optionError(key, format string, args ...any) *OptionError {
-	return &OptionError{Key: key, Err: sqlerr.Newf(sqlerr.InvalidOption, format, args...)}
-}
-
-// topLevel lists the connector's own options (besides properties.*,
-// key.<format>.* and value.<format>.*).
-var topLevel = []string{
-	"connector", "topic", "properties.bootstrap.servers", "format", "key.format", "key.fields", "key.fields-prefix",
-	"value.format", "value.fields-include", "changelog.mode", "scan.startup.mode", "scan.startup.timestamp-millis",
-	"scan.startup.specific-offsets", "scan.bounded.mode", "scan.bounded.timestamp-millis", "scan.bounded.specific-offsets",
-	"scan.watermark.idle-timeout", "sink.partitioner", "sink.delivery-guarantee", "sink.transactional-id-prefix",
-	"sink.parallelism", "scan.parallelism", "scan.topic-partition-discovery.interval",
-	"error-handling.mode", "error-handling.log.target", "eddy.topic.create", "kafka.cleanup-policy", "kafka.retention.time",
-	"kafka.consumer.isolation-level", "kafka.producer.compression.type",
-}
-
-// properties lists the Kafka client properties Eddy maps to franz-go.
-var properties = []string{
-	"bootstrap.servers", "security.protocol", "sasl.mechanism", "sasl.jaas.config", "sasl.username", "sasl.password",
-	"ssl.ca.location", "ssl.certificate.location", "ssl.key.location", "ssl.endpoint.identification.algorithm",
-	"client.id", "group.id", "isolation.level", "transaction.timeout.ms", "compression.type", "linger.ms",
-	"auto.offset.reset", "request.timeout.ms",
+	return connector.NewOptionError(key, format, args...)
 }
 
 // Parse validates a Kafka table's options.
@@ -271,15 +240,15 @@ func checkKeys(o map[string]string) error {
 	sort.Strings(keys)
 	for _, k := range keys {
 		switch {
-		case slices.Contains(topLevel, k):
+		case slices.Contains(topLevel(), k):
 		case strings.HasPrefix(k, "properties."):
 			p := strings.TrimPrefix(k, "properties.")
-			if !slices.Contains(properties, p) {
+			if props := properties(); !slices.Contains(props, p) {
 				e := optionError(k, "Unsupported Kafka client property '%s'", k)
-				if s := suggest(p, properties); s != "" {
-					return e.WithHint("did you mean 'properties.%s'? Supported: %s", s, strings.Join(properties, ", "))
+				if s := suggest(p, props); s != "" {
+					return e.WithHint("did you mean 'properties.%s'? Supported: %s", s, strings.Join(props, ", "))
 				}
-				return e.WithHint("supported properties: %s", strings.Join(properties, ", "))
+				return e.WithHint("supported properties: %s", strings.Join(props, ", "))
 			}
 		case strings.HasPrefix(k, "key.") || strings.HasPrefix(k, "value."):
 			// key.<format>.<option>, value.<format>.<option>: checked by the
@@ -289,7 +258,7 @@ func checkKeys(o map[string]string) error {
 			part, rest, _ := strings.Cut(k, ".")
 			if strings.HasPrefix(rest, "fields") {
 				e := optionError(k, "Unknown option '%s' for a Kafka table", k)
-				if s := suggest(k, topLevel); s != "" {
+				if s := suggest(k, topLevel()); s != "" {
 					e.WithHint("did you mean '%s'?", s)
 				}
 				return e
@@ -300,7 +269,7 @@ func checkKeys(o map[string]string) error {
 			}
 		default:
 			e := optionError(k, "Unknown option '%s' for a Kafka table", k)
-			if s := suggest(k, topLevel); s != "" {
+			if s := suggest(k, topLevel()); s != "" {
 				e.WithHint("did you mean '%s'?", s)
 			}
 			return e

@@ -133,7 +133,16 @@ func (s *Source) Open(ctx context.Context, env connector.Env, from map[int32]int
 }
 
 // Decode implements connector.Source.
-func (s *Source) Decode(rec *connector.Record, dst []types.Value) ([]types.Value, types.RowKind, error) {
+func (s *Source) Decode(rec *connector.Record, dst []types.Value, kinds []types.RowKind) ([]types.Value, []types.RowKind, error) {
+	vals, kind, err := s.decode(rec, dst)
+	if err != nil || vals == nil {
+		return dst, kinds, err
+	}
+	return vals, append(kinds, kind), nil
+}
+
+// decode decodes a record into one row (nil: skip the record).
+func (s *Source) decode(rec *connector.Record, dst []types.Value) ([]types.Value, types.RowKind, error) {
 	c := s.cfg
 	if s.value == nil {
 		return nil, 0, fmt.Errorf("kafka source %s: Decode before Open", c.Table.Name)

@@ -294,6 +294,16 @@ func (p *printer) createTable(n *CreateTable) {
 		p.WriteString(" ")
 		p.distribution(n.Distribution)
 	}
+	if len(n.PartitionedBy) > 0 {
+		p.WriteString(" PARTITIONED BY (")
+		for i, c := range n.PartitionedBy {
+			if i > 0 {
+				p.WriteString(", ")
+			}
+			p.WriteString(QuoteIdent(c.Name))
+		}
+		p.WriteString(")")
+	}
 	if len(n.Options) > 0 {
 		p.options(n.Options)
 	}

@@ -88,6 +88,7 @@ func walkChildren(v Visitor, node Node) {
 		walk(v, n.Watermark)
 		walk(v, n.Comment)
 		walk(v, n.Distribution)
+		walkList(v, n.PartitionedBy)
 		walkList(v, n.Options)
 		walk(v, n.Query)
 	case *ColumnDef:

@@ -5,7 +5,7 @@ import (
 	"strings"
 
 	"github.com/eddy-sql/eddy/internal/catalog"
-	"github.com/eddy-sql/eddy/internal/connector/kafka"
+	"github.com/eddy-sql/eddy/internal/connector"
 	"github.com/eddy-sql/eddy/internal/expr"
 	"github.com/eddy-sql/eddy/internal/jobgraph"
 	"github.com/eddy-sql/eddy/internal/sql/ast"
@@ -135,8 +135,8 @@ func pick(names []string, idx []int) []string {
 }
 
 // requiredFor returns what a sink table accepts.
-func requiredFor(t *catalog.Table) ptf.ChangelogMode {
-	switch modeOf(t) {
+func (p *Planner) requiredFor(t *catalog.Table) ptf.ChangelogMode {
+	switch p.TableMode(t) {
 	case jobgraph.Upsert:
 		return ptf.Upsert()
 	case jobgraph.Retract:
@@ -148,23 +148,19 @@ func requiredFor(t *catalog.Table) ptf.ChangelogMode {
 // PlanInsert plans INSERT INTO t [(cols)] query (also the insert of CREATE
 // TABLE AS SELECT).
 func (p *Planner) PlanInsert(t *catalog.Table, cols []*ast.Ident, q ast.Query, pos sqlerr.Pos) (*QueryPlan, error) {
-	var ext *kafka.Sink
-	switch c := t.Connector(); {
-	case c == "":
-	case kafka.IsConnector(c):
-		s, err := p.kafkaSink(t)
+	var ext connector.Sink
+	if t.Connector() != "" {
+		s, err := p.Sink(t, connector.SinkOptions{}, pos)
 		if err != nil {
 			return nil, err
 		}
 		ext = s
-	default:
-		return nil, errAt(pos, sqlerr.Unsupported, "Table '%s' uses connector '%s', which this version of Eddy cannot write", t.Name, c)
 	}
 	target, err := targetColumns(t, cols)
 	if err != nil {
 		return nil, err
 	}
-	p.required = requiredFor(t)
+	p.required = p.requiredFor(t)
 	p.allowLimit = false
 	job := &jobgraph.Job{Parallelism: 1}
 	f, err := p.planQuery(q, job)
@@ -176,7 +172,7 @@ func (p *Planner) PlanInsert(t *catalog.Table, cols []*ast.Ident, q ast.Query, p
 		return nil, errAt(q.Pos(), sqlerr.InvalidArgument, "Column count mismatch: the query returns %d columns (%s), but %d are written into %s (%s)",
 			len(f.sc.cols), strings.Join(f.sc.names(), ", "), len(target), t.Name, strings.Join(pick(phys.Names(), target), ", "))
 	}
-	sinkMode := modeOf(t)
+	sinkMode := p.TableMode(t)
 	var pk []int
 	for _, k := range t.PrimaryKey {
 		pk = append(pk, phys.Index(k))
@@ -219,9 +215,8 @@ func (p *Planner) PlanInsert(t *catalog.Table, cols []*ast.Ident, q ast.Query, p
 			proj[i], _ = expr.Lit(types.Null, phys.Fields[i].Type)
 		}
 	}
-	// A Kafka sink takes its physical columns first, then the persisted
-	// metadata columns (kafka.Sink); the target list is in declaration
-	// order.
+	// A connector sink takes its physical columns first, then the
+	// persisted metadata columns; the target list is in declaration order.
 	if order := sinkOrder(t); order != nil {
 		proj, identity = reorder(proj, order), false
 		phys = types.NewSchema(reorder(phys.Fields, order)...)
