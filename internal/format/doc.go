@@ -41,7 +41,7 @@
 //     the connector. DecodeID reports the id. With a registry, see below.
 //   - csv: Flink's csv format, one record per payload (a line of a file),
 //     fields in column order, no header. NULL is an empty field (or
-//     csv.null-literal); an empty unquoted field of a string column is ”
+//     csv.null-literal); an empty unquoted field of a string column is the empty string
 //     as in Flink, of any other column NULL (Flink fails on it for dates
 //     and times). Strings are quoted when they hold the delimiter, the
 //     quote, a line break, or are empty; numbers, BOOLEAN (true/false),
