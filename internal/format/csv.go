@@ -373,7 +373,7 @@ func (c *csvCodec) split(b []byte) ([]string, []bool, error) {
 
 // isNull reports whether a field stands for NULL: the null literal, or an
 // empty unquoted field of a column that is not a string (a string column
-// reads it as ”, as Flink does).
+// reads it as the empty string, as Flink does).
 func (c *csvCodec) isNull(s string, quoted bool, t types.Type) bool {
 	if c.hasNull && s == c.nullLiteral && !quoted {
 		return true
