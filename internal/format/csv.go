@@ -433,3 +433,35 @@ func (c *csvCodec) convert(s string, quoted bool, t types.Type, col string) (typ
 	}
 	return v, err
 }
+
+// RecordComplete reports whether b, what was read of a record up to a
+// line break, is a whole record of codec c: a csv record is not while a
+// quoted field is open (its field holds the line break); the records of
+// the other formats are single lines.
+func RecordComplete(c Codec, b []byte) bool {
+	cc, ok := c.(*csvCodec)
+	if !ok || cc.quote == 0 {
+		return true
+	}
+	// As split reads fields: a quote opens a field only at its start, a
+	// doubled quote inside it is a quote, a quote then anything else
+	// closes it.
+	in, start := false, true
+	for i := 0; i < len(b); i++ {
+		ch := b[i]
+		switch {
+		case in && cc.escape != 0 && ch == cc.escape:
+			i++
+		case in && ch == cc.quote:
+			if i+1 < len(b) && b[i+1] == cc.quote {
+				i++
+			} else {
+				in = false
+			}
+		case !in && start && ch == cc.quote:
+			in = true
+		}
+		start = !in && (ch == cc.delim || ch == '\n')
+	}
+	return !in
+}

@@ -176,3 +176,25 @@ func TestCSVOptions(t *testing.T) {
 		t.Errorf("MAP column: %v", err)
 	}
 }
+
+func TestRecordComplete(t *testing.T) {
+	c, _ := New("csv", types.NewSchema(f("a", "STRING"), f("b", "STRING")), nil)
+	for in, want := range map[string]bool{
+		"a,b\n":              true,
+		"\"a\nb\",c\n":       true,
+		"\"a\n":              false,
+		"\"a\"\"\n":          false,
+		"\"a\"\"\",x\n":      true,
+		"ab\"c,d\n":          true,
+		"x,\"open\n":         false,
+		"x,\"open\nmore\"\n": true,
+	} {
+		if got := RecordComplete(c, []byte(in)); got != want {
+			t.Errorf("%q: %v, want %v", in, got, want)
+		}
+	}
+	j, _ := New("json", types.NewSchema(f("a", "STRING")), nil)
+	if !RecordComplete(j, []byte("{\"a\":\"\n")) {
+		t.Error("json records are lines")
+	}
+}

@@ -435,10 +435,14 @@ func (s *source) emitRow(ctx context.Context, rec logstore.Record, ext *connecto
 	if err != nil {
 		return fmt.Errorf("computing watermark of %s: %w", in.Table, err)
 	}
-	if v.IsNull() || v.Int() <= s.wm[i][rec.Partition] {
+	wp := rec.Partition
+	if ext != nil {
+		wp = s.mix.curExt.dense[ext.Partition]
+	}
+	if v.IsNull() || v.Int() <= s.wm[i][wp] {
 		return nil
 	}
-	s.wm[i][rec.Partition] = v.Int()
+	s.wm[i][wp] = v.Int()
 	return s.emitWatermark(ctx, i)
 }
 

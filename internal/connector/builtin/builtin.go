@@ -1,5 +1,5 @@
 // Package builtin assembles the connectors built into the eddy binary:
-// kafka, upsert-kafka, datagen, print and blackhole (and filesystem).
+// kafka, upsert-kafka, datagen, filesystem, print and blackhole.
 // The engine plans with this registry; nothing else names a connector.
 package builtin
 
@@ -7,13 +7,14 @@ import (
 	"github.com/eddy-sql/eddy/internal/connector"
 	"github.com/eddy-sql/eddy/internal/connector/blackhole"
 	"github.com/eddy-sql/eddy/internal/connector/datagen"
+	"github.com/eddy-sql/eddy/internal/connector/filesystem"
 	"github.com/eddy-sql/eddy/internal/connector/kafka"
 	"github.com/eddy-sql/eddy/internal/connector/printsink"
 )
 
 // Factories returns a new list of the built-in connector factories.
 func Factories() []connector.Factory {
-	fs := []connector.Factory{datagen.Factory{}, printsink.Factory{}, blackhole.Factory{}}
+	fs := []connector.Factory{datagen.Factory{}, printsink.Factory{}, blackhole.Factory{}, filesystem.Factory{}}
 	return append(fs, kafka.Factories()...)
 }
 

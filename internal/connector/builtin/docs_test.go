@@ -38,5 +38,5 @@ func TestConnectorDocs(t *testing.T) {
 }
 
 func TestRegistry(t *testing.T) {
-	require.Equal(t, []string{"blackhole", "datagen", "kafka", "print", "upsert-kafka"}, builtin.Registry().Identifiers())
+	require.Equal(t, []string{"blackhole", "datagen", "filesystem", "kafka", "print", "upsert-kafka"}, builtin.Registry().Identifiers())
 }

@@ -7,6 +7,7 @@ import (
 	"sync"
 
 	"github.com/eddy-sql/eddy/internal/connector"
+	"github.com/eddy-sql/eddy/internal/format"
 	"github.com/eddy-sql/eddy/types"
 )
 
@@ -97,7 +98,7 @@ func (w *writer) Write(_ context.Context, row types.Row) error {
 	w.mu.Lock()
 	defer w.mu.Unlock()
 	b := append(w.buf[:0], w.s.Prefix...)
-	b = AppendRow(b, row.Kind, row.Values, w.s.Fields)
+	b = format.AppendJavaRow(b, row.Kind, row.Values, w.s.Fields)
 	b = append(b, '\n')
 	w.buf = b
 	_, err := w.out.Write(b)

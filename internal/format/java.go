@@ -1,4 +1,4 @@
-package printsink
+package format
 
 import (
 	"strconv"
@@ -7,10 +7,10 @@ import (
 	"github.com/eddy-sql/eddy/types"
 )
 
-// AppendRow appends a row as Flink's Row.toString prints it: the kind,
-// then the fields in brackets, each as Java's toString of its external
-// value ("+I[1, abc, null]").
-func AppendRow(dst []byte, kind types.RowKind, vals []types.Value, fields []types.Field) []byte {
+// AppendJavaRow appends a row as Flink's Row.toString prints it: the
+// kind, then the fields in brackets, each as AppendJava prints it
+// ("+I[1, abc, null]"). The 'print' connector writes rows so.
+func AppendJavaRow(dst []byte, kind types.RowKind, vals []types.Value, fields []types.Field) []byte {
 	dst = append(dst, kind.String()...)
 	dst = append(dst, '[')
 	for i, v := range vals {
@@ -21,18 +21,18 @@ func AppendRow(dst []byte, kind types.RowKind, vals []types.Value, fields []type
 		if i < len(fields) {
 			t = fields[i].Type
 		}
-		dst = appendJava(dst, v, t)
+		dst = AppendJava(dst, v, t)
 	}
 	return append(dst, ']')
 }
 
-// appendJava appends v as Java's toString of the value Flink converts it
+// AppendJava appends v, a value of type t, as Java's toString of the value Flink converts it
 // to (StringUtils.arrayAwareToString): Integer, Double, BigDecimal,
 // String, byte[] ("[1, -2]"), LocalDate, LocalTime, LocalDateTime
 // ("2024-01-01T10:00"), Instant ("2024-01-01T10:00:00Z"), Period,
 // Duration, arrays ("[1, 2]"), maps ("{a=1}", in entry order) and rows
 // ("+I[...]").
-func appendJava(dst []byte, v types.Value, t types.Type) []byte {
+func AppendJava(dst []byte, v types.Value, t types.Type) []byte {
 	if v.IsNull() {
 		return append(dst, "null"...)
 	}
@@ -48,7 +48,7 @@ func appendJava(dst []byte, v types.Value, t types.Type) []byte {
 	case types.TypeChar, types.TypeVarChar:
 		return append(dst, v.Str()...)
 	case types.TypeBinary, types.TypeVarBinary:
-		return appendBytes(dst, v.Str())
+		return appendJavaBytes(dst, v.Str())
 	case types.TypeDate:
 		return types.AppendFormat(dst, v, t) // LocalDate.toString
 	case types.TypeTime:
@@ -74,7 +74,7 @@ func appendJava(dst []byte, v types.Value, t types.Type) []byte {
 			if i > 0 {
 				dst = append(dst, ", "...)
 			}
-			dst = appendJava(dst, e, et)
+			dst = AppendJava(dst, e, et)
 		}
 		return append(dst, ']')
 	case types.TypeMap:
@@ -90,35 +90,24 @@ func appendJava(dst []byte, v types.Value, t types.Type) []byte {
 			if i > 0 {
 				dst = append(dst, ", "...)
 			}
-			dst = appendJava(dst, e.Key, kt)
+			dst = AppendJava(dst, e.Key, kt)
 			dst = append(dst, '=')
-			dst = appendJava(dst, e.Val, vt)
+			dst = AppendJava(dst, e.Val, vt)
 		}
 		return append(dst, '}')
 	case types.TypeRow:
-		return AppendRow(dst, types.Insert, v.Fields(), t.Fields)
+		return AppendJavaRow(dst, types.Insert, v.Fields(), t.Fields)
 	}
 	// A value of an unknown type: by its kind.
 	return append(dst, v.String()...)
 }
 
-const (
-	nanosPerSecond = int64(1e9)
-	nanosPerDay    = 86400 * nanosPerSecond
-)
-
-func floorDiv(a, b int64) int64 {
-	q := a / b
-	if (a%b != 0) && ((a < 0) != (b < 0)) {
-		q--
-	}
-	return q
-}
+const nanosPerSecond = int64(1e9)
 
 func floorMod(a, b int64) int64 { return a - floorDiv(a, b)*b }
 
-// appendBytes appends Arrays.toString(byte[]): signed bytes.
-func appendBytes(dst []byte, s string) []byte {
+// appendJavaBytes appends Arrays.toString(byte[]): signed bytes.
+func appendJavaBytes(dst []byte, s string) []byte {
 	dst = append(dst, '[')
 	for i := 0; i < len(s); i++ {
 		if i > 0 {
