@@ -34,7 +34,20 @@ func TestConnectorDocs(t *testing.T) {
 		require.NoError(t, os.WriteFile(docsPath, []byte(doc), 0o644))
 		return
 	}
-	require.Equal(t, want, have, "docs/connectors.md is out of date: run go test ./internal/connector/builtin -rewrite")
+	if want != have {
+		w, h := strings.Split(want, "\n"), strings.Split(have, "\n")
+		i := 0
+		for i < len(w) && i < len(h) && w[i] == h[i] {
+			i++
+		}
+		line := func(ls []string) string {
+			if i < len(ls) {
+				return ls[i]
+			}
+			return "(end)"
+		}
+		t.Fatalf("docs/connectors.md is out of date (run go test ./internal/connector/builtin -rewrite); generated line %d:\n%s\ndocs have:\n%s", i+1, line(w), line(h))
+	}
 }
 
 func TestRegistry(t *testing.T) {

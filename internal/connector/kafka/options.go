@@ -91,6 +91,9 @@ type Config struct {
 
 	KeyFormat, ValueFormat   string
 	KeyOptions, ValueOptions map[string]string
+	// ValueChangelog is set for a changelog value format (debezium-json):
+	// each value holds changes with their own kinds.
+	ValueChangelog bool
 	// KeyFields are the columns in the key; ValueFields those in the value.
 	KeyFields, ValueFields []int
 	KeyPrefix              string
@@ -574,7 +577,7 @@ func (c *Config) parseFormats(o map[string]string) error {
 	}
 	if c.ValueFormat == "" {
 		return optionError("value.format", "Table '%s' needs 'value.format'", c.Table.Name).
-			WithHint("add 'value.format' = 'json' (or raw, avro, avro-confluent, json-registry)")
+			WithHint("add 'value.format' = 'json' (or raw, avro, avro-confluent, json-registry, debezium-json)")
 	}
 	c.KeyFormat = o["key.format"]
 	for _, f := range []struct {
@@ -591,6 +594,13 @@ func (c *Config) parseFormats(o map[string]string) error {
 				WithHint("use one of: %s", strings.Join(format.Names(), ", "))
 		}
 		*f.name = canon
+		if format.IsChangelog(canon) {
+			if f.key == "key" {
+				return optionError("key.format", "'key.format' cannot be '%s': a changelog format describes values", canon).
+					WithHint("use raw or json for the key")
+			}
+			c.ValueChangelog = true
+		}
 		for k, v := range o {
 			if !strings.HasPrefix(k, f.key+".") || k == f.key+".format" || strings.HasPrefix(k, f.key+".fields") {
 				continue
@@ -662,9 +672,20 @@ func (c *Config) parseKeys(o map[string]string) error {
 		if c.KeyFormat == "" {
 			return optionError("key.format", "An 'upsert-kafka' table needs 'key.format'").WithHint("add 'key.format' = 'raw' (one key column) or 'json'")
 		}
+		if c.ValueChangelog {
+			return optionError("value.format", "The 'upsert-kafka' connector does not take '%s' as value format: it is not an insert-only format", c.ValueFormat).
+				WithHint("use 'connector' = 'kafka' to read a Debezium changelog")
+		}
 	default:
 		if c.Changelog, err = oneOf(o, "changelog.mode", "append", "append", "retract"); err != nil {
 			return err
+		}
+		if c.ValueChangelog {
+			if m := o["changelog.mode"]; m != "" && !strings.EqualFold(m, "retract") {
+				return optionError("changelog.mode", "A table with value format '%s' is a retract changelog: 'changelog.mode' cannot be '%s'", c.ValueFormat, m).
+					WithHint("remove 'changelog.mode'")
+			}
+			c.Changelog = "retract"
 		}
 		if len(t.PrimaryKey) > 0 && c.Changelog != "retract" {
 			return optionError("connector", "A 'kafka' table with 'changelog.mode' = 'append' cannot have a PRIMARY KEY").
