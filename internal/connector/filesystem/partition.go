@@ -68,7 +68,7 @@ func unescapePathName(s string) string {
 
 // partitionText is the directory text of a partition value: Java's
 // toString of the value (as Flink's partition computer writes it), or the
-// default name for NULL and ''.
+// default name for NULL and ”.
 func partitionText(v types.Value, t types.Type, defaultName string) string {
 	if v.IsNull() {
 		return defaultName
