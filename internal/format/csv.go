@@ -3,6 +3,7 @@ package format
 import (
 	"bytes"
 	"encoding/base64"
+	"errors"
 	"fmt"
 	"strconv"
 	"strings"
@@ -136,7 +137,8 @@ func (c *csvCodec) Encode(dst []byte, vals []types.Value) ([]byte, error) {
 	if err := checkArity("csv", c.schema, vals); err != nil {
 		return dst, err
 	}
-	var field []byte
+	var scratch [64]byte
+	field := scratch[:0]
 	for i, v := range vals {
 		if i > 0 {
 			dst = append(dst, c.delim)
@@ -144,7 +146,7 @@ func (c *csvCodec) Encode(dst []byte, vals []types.Value) ([]byte, error) {
 		f := c.schema.Fields[i]
 		if v.IsNull() {
 			if c.hasNull {
-				dst = c.appendQuoted(dst, c.nullLiteral, false)
+				dst = c.appendQuoted(dst, []byte(c.nullLiteral), false)
 			}
 			continue
 		}
@@ -155,13 +157,13 @@ func (c *csvCodec) Encode(dst []byte, vals []types.Value) ([]byte, error) {
 		}
 		// An empty or null-literal text of a value is quoted: unquoted, it
 		// would read back as NULL.
-		dst = c.appendQuoted(dst, string(field), len(field) == 0 || c.hasNull && string(field) == c.nullLiteral)
+		dst = c.appendQuoted(dst, field, len(field) == 0 || c.hasNull && string(field) == c.nullLiteral)
 	}
 	return dst, nil
 }
 
 // appendQuoted appends a field, quoted when needed (or forced).
-func (c *csvCodec) appendQuoted(dst []byte, s string, force bool) []byte {
+func (c *csvCodec) appendQuoted(dst []byte, s []byte, force bool) []byte {
 	need := force
 	for i := 0; i < len(s) && !need; i++ {
 		b := s[i]
@@ -284,91 +286,112 @@ func (c *csvCodec) Decode(b []byte, dst []types.Value) ([]types.Value, error) {
 	if len(bytes.TrimSpace(b)) == 0 || c.comments && b[0] == '#' {
 		return nil, nil
 	}
-	fields, quoted, err := c.split(b)
-	if err != nil {
-		if c.ignoreErrors {
-			return nil, nil
-		}
-		return nil, err
-	}
 	n := c.schema.Len()
-	if len(fields) != n && !c.ignoreErrors {
-		return nil, &Error{Format: "csv", Offset: -1, Reason: fmt.Sprintf("Row length mismatch. %d fields expected but was %d.", n, len(fields))}
-	}
-	for i, f := range c.schema.Fields {
-		if i >= len(fields) {
-			dst = append(dst, types.Null)
-			continue
-		}
-		v, err := c.convert(fields[i], quoted[i], f.Type, f.Name)
+	base := len(dst)
+	var buf []byte
+	i, col := 0, 0
+	for {
+		var field []byte
+		var quoted bool
+		var err error
+		field, quoted, i, err = c.nextField(b, i, buf[:0])
 		if err != nil {
-			if !c.ignoreErrors {
-				return nil, err
+			if c.ignoreErrors {
+				return nil, nil
 			}
-			v = types.Null
+			return nil, err
 		}
-		dst = append(dst, v)
+		if quoted && len(field) > 0 && cap(buf) < cap(field) {
+			buf = field // reuse the unquoting buffer
+		}
+		if col < n {
+			f := c.schema.Fields[col]
+			// The field's text is only read: strings are copied by convert.
+			v, err := c.convert(transient(field), quoted, f.Type, f.Name)
+			if err != nil {
+				if !c.ignoreErrors {
+					return nil, err
+				}
+				v = types.Null
+			}
+			dst = append(dst, v)
+		}
+		col++
+		if i > len(b) {
+			break
+		}
+	}
+	if col != n && !c.ignoreErrors {
+		return nil, &Error{Format: "csv", Offset: -1, Reason: fmt.Sprintf("Row length mismatch. %d fields expected but was %d.", n, col)}
+	}
+	for len(dst)-base < n {
+		dst = append(dst, types.Null)
 	}
 	return dst, nil
 }
 
-// split splits a record into its fields, unquoting them; quoted[i] tells
-// whether field i was quoted (a quoted empty string is not NULL).
-func (c *csvCodec) split(b []byte) ([]string, []bool, error) {
-	var fields []string
-	var quoted []bool
-	var cur []byte
-	i := 0
-	for {
-		cur = cur[:0]
-		q := false
-		if c.quote != 0 && i < len(b) && b[i] == c.quote {
-			q = true
-			open := i
-			i++
-			closed := false
-			for i < len(b) {
-				ch := b[i]
-				switch {
-				case c.escape != 0 && ch == c.escape && i+1 < len(b):
-					cur = append(cur, b[i+1])
-					i += 2
-				case ch == c.quote && i+1 < len(b) && b[i+1] == c.quote:
-					cur = append(cur, ch)
-					i += 2
-				case ch == c.quote:
-					i++
-					closed = true
-				default:
-					cur = append(cur, ch)
-					i++
-				}
-				if closed {
-					break
-				}
+// nextField reads the field starting at b[i]: its text (a part of b, or
+// unquoted into buf), whether it was quoted (a quoted empty string is not
+// NULL), and where the next field starts (past len(b) after the last).
+func (c *csvCodec) nextField(b []byte, i int, buf []byte) ([]byte, bool, int, error) {
+	if c.quote != 0 && i < len(b) && b[i] == c.quote {
+		open := i
+		i++
+		start, plain := i, true
+		for {
+			if i >= len(b) {
+				return nil, true, 0, &Error{Format: "csv", Offset: open, Reason: "a quoted field is not closed"}
 			}
-			if !closed {
-				return nil, nil, &Error{Format: "csv", Offset: open, Reason: "a quoted field is not closed"}
-			}
-			if i < len(b) && b[i] != c.delim {
-				return nil, nil, &Error{Format: "csv", Offset: i, Reason: fmt.Sprintf("unexpected %q after a quoted field", b[i])}
-			}
-		} else {
-			for i < len(b) && b[i] != c.delim {
-				if c.escape != 0 && b[i] == c.escape && i+1 < len(b) {
-					i++
+			ch := b[i]
+			switch {
+			case c.escape != 0 && ch == c.escape && i+1 < len(b):
+				if plain {
+					buf, plain = append(buf, b[start:i]...), false
 				}
-				cur = append(cur, b[i])
+				buf = append(buf, b[i+1])
+				i += 2
+				continue
+			case ch == c.quote && i+1 < len(b) && b[i+1] == c.quote:
+				if plain {
+					buf, plain = append(buf, b[start:i]...), false
+				}
+				buf = append(buf, ch)
+				i += 2
+				continue
+			case ch == c.quote:
+				field := b[start:i]
+				if !plain {
+					field = buf
+				}
 				i++
+				if i < len(b) && b[i] != c.delim {
+					return nil, true, 0, &Error{Format: "csv", Offset: i, Reason: fmt.Sprintf("unexpected %q after a quoted field", b[i])}
+				}
+				return field, true, i + 1, nil
 			}
+			if !plain {
+				buf = append(buf, ch)
+			}
+			i++
 		}
-		fields = append(fields, string(cur))
-		quoted = append(quoted, q)
-		if i >= len(b) {
-			return fields, quoted, nil
-		}
-		i++ // the delimiter
 	}
+	start, plain := i, true
+	for i < len(b) && b[i] != c.delim {
+		if c.escape != 0 && b[i] == c.escape && i+1 < len(b) {
+			if plain {
+				buf, plain = append(buf, b[start:i]...), false
+			}
+			i++
+		}
+		if !plain {
+			buf = append(buf, b[i])
+		}
+		i++
+	}
+	if plain {
+		return b[start:i], false, i + 1, nil
+	}
+	return buf, false, i + 1, nil
 }
 
 // isNull reports whether a field stands for NULL: the null literal, or an
@@ -390,7 +413,7 @@ func (c *csvCodec) convert(s string, quoted bool, t types.Type, col string) (typ
 	}
 	switch t.ID {
 	case types.TypeArray, types.TypeRow:
-		parts := strings.Split(s, c.arrayDelim)
+		parts := strings.Split(strings.Clone(s), c.arrayDelim)
 		if t.ID == types.TypeRow {
 			if len(parts) != len(t.Fields) {
 				return types.Null, c.err(col, "ROW of %d fields has %d values", len(t.Fields), len(parts))
@@ -415,8 +438,14 @@ func (c *csvCodec) convert(s string, quoted bool, t types.Type, col string) (typ
 		}
 		return types.NewArray(out), nil
 	case types.TypeChar, types.TypeVarChar:
-		return types.NewString(s), nil
+		return types.NewString(strings.Clone(s)), nil
 	case types.TypeBoolean:
+		switch strings.TrimSpace(s) {
+		case "true", "TRUE", "True":
+			return types.NewBool(true), nil
+		case "false", "FALSE", "False":
+			return types.NewBool(false), nil
+		}
 		switch strings.ToLower(strings.TrimSpace(s)) {
 		case "true":
 			return types.NewBool(true), nil
@@ -425,7 +454,35 @@ func (c *csvCodec) convert(s string, quoted bool, t types.Type, col string) (typ
 		}
 		return types.Null, c.err(col, "%q is not a BOOLEAN", s)
 	}
-	v, err := c.conv.convert(strings.TrimSpace(s), t, col)
+	// The common scalars without the json converter's boxing of s.
+	s = strings.TrimSpace(s)
+	switch t.ID {
+	case types.TypeTinyInt, types.TypeSmallInt, types.TypeInt, types.TypeBigInt:
+		n, err := strconv.ParseInt(s, 10, intBits[t.ID])
+		if err != nil {
+			return types.Null, c.err(col, "%q is not a %s: %v", s, t, errors.Unwrap(err))
+		}
+		return types.NewInt(n), nil
+	case types.TypeDouble:
+		f, err := strconv.ParseFloat(s, 64)
+		if err != nil && !errors.Is(err, strconv.ErrRange) {
+			return types.Null, c.err(col, "%q is not a %s", s, t)
+		}
+		return types.NewFloat(f), nil
+	case types.TypeDate:
+		v, err := types.ParseDate(s)
+		if err != nil {
+			return types.Null, c.err(col, "%v", err)
+		}
+		return v, nil
+	case types.TypeTimestamp:
+		v, err := types.ParseTimestamp(s)
+		if err != nil {
+			return types.Null, c.err(col, "%v", err)
+		}
+		return types.NewTimestamp(truncNanos(v.Int(), t.Precision)), nil
+	}
+	v, err := c.conv.convert(strings.Clone(s), t, col)
 	if e, ok := err.(*Error); ok {
 		e2 := *e
 		e2.Format = "csv"

@@ -47,8 +47,10 @@ type debezium struct {
 	schema        *types.Schema
 	schemaInclude bool
 	ignoreErrors  bool
-	// envelope decodes {before, after, op} or {payload: {...}}.
+	// envelope decodes {before, after, op} or {payload: {...}}; rows
+	// decodes the object of before or after on the fast path.
 	envelope *jsonCodec
+	rows     *jsonCodec
 	row      types.Type
 	buf      []types.Value
 }
@@ -82,7 +84,119 @@ func newDebezium(s *types.Schema, o map[string]string) (*debezium, error) {
 		return nil, err
 	}
 	d.envelope = c.(*jsonCodec)
+	rc, err := newJSON(s, jo)
+	if err != nil {
+		return nil, err
+	}
+	d.rows = rc.(*jsonCodec)
 	return d, nil
+}
+
+// split finds the before, after and op members of an event without
+// decoding them (inside payload with schema-include); ok is false when the
+// event is not a plain JSON object with those members, and the generic
+// decoder then says what is wrong.
+func (d *debezium) split(b []byte, payload bool) (before, after []byte, op byte, ok bool) {
+	s := jsonScanner{b: b}
+	s.skipSpace()
+	if s.peek() != '{' {
+		return nil, nil, 0, false
+	}
+	s.i++
+	s.skipSpace()
+	var seenOp bool
+	if s.peek() == '}' {
+		s.i++
+	} else {
+		for {
+			if s.peek() != '"' {
+				return nil, nil, 0, false
+			}
+			key, ok := s.str()
+			if !ok {
+				return nil, nil, 0, false
+			}
+			name := string(key) // short keys: no allocation for these compares
+			s.skipSpace()
+			if s.peek() != ':' {
+				return nil, nil, 0, false
+			}
+			s.i++
+			s.skipSpace()
+			start := s.i
+			if !s.skip(1) {
+				return nil, nil, 0, false
+			}
+			val := b[start:s.i]
+			switch {
+			case payload && name == "payload":
+				if before, after, op, ok = d.split(val, false); !ok {
+					return nil, nil, 0, false
+				}
+				seenOp = true
+			case !payload && name == "before":
+				before = val
+			case !payload && name == "after":
+				after = val
+			case !payload && name == "op":
+				if len(val) != 3 || val[0] != '"' || val[2] != '"' {
+					return nil, nil, 0, false
+				}
+				op, seenOp = val[1], true
+			}
+			s.skipSpace()
+			switch s.peek() {
+			case ',':
+				s.i++
+				s.skipSpace()
+				continue
+			case '}':
+				s.i++
+			default:
+				return nil, nil, 0, false
+			}
+			break
+		}
+	}
+	s.skipSpace()
+	return before, after, op, seenOp && s.i == len(b)
+}
+
+// fast decodes a well-formed event whose rows convert without errors;
+// ok is false for anything else (the generic path then decodes it and
+// reports what is wrong).
+func (d *debezium) fast(b []byte, dst []types.Value, kinds []types.RowKind) ([]types.Value, []types.RowKind, bool) {
+	before, after, op, ok := d.split(b, d.schemaInclude)
+	if !ok {
+		return dst, kinds, false
+	}
+	base := len(dst)
+	row := func(v []byte) bool {
+		if len(v) == 0 || string(v) == "null" {
+			return false
+		}
+		out, ok, err := d.rows.decodeFast(v, dst)
+		if !ok || err != nil || out == nil {
+			return false
+		}
+		dst = out
+		return true
+	}
+	switch op {
+	case 'c', 'r':
+		if row(after) {
+			return dst, append(kinds, types.Insert), true
+		}
+	case 'u':
+		if row(before) && row(after) {
+			return dst, append(kinds, types.UpdateBefore, types.UpdateAfter), true
+		}
+	case 'd':
+		if row(before) {
+			return dst, append(kinds, types.Delete), true
+		}
+	}
+	return dst[:base], kinds, false
 }
 
 // replicaIdentity is Flink's message for an update or delete without
@@ -109,6 +223,15 @@ func (d *debezium) DecodeChanges(b []byte, dst []types.Value, kinds []types.RowK
 	if len(b) == 0 {
 		return dst, kinds, nil
 	}
+	if out, ks, ok := d.fast(b, dst, kinds); ok {
+		return out, ks, nil
+	}
+	return d.slow(b, dst, kinds)
+}
+
+// slow decodes an event with the envelope codec: the reference for fast,
+// and the decoder of everything fast does not take.
+func (d *debezium) slow(b []byte, dst []types.Value, kinds []types.RowKind) ([]types.Value, []types.RowKind, error) {
 	env, err := d.envelope.Decode(b, d.buf[:0])
 	if err != nil || env == nil {
 		if d.ignoreErrors {
