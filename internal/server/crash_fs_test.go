@@ -24,15 +24,39 @@ import (
 // once and no in-progress file is left.
 func TestCrashFilesystem(t *testing.T) {
 	bins := crashBinaries{eddy: buildEddy(t), inspector: ""}
-	const rows = 200_000
-	e := newCrashEnv(t, bins, rows)
+	// From generated rows, and from a filesystem table (the source resumes
+	// inside its files).
+	t.Run("datagen", func(t *testing.T) { crashFilesystem(t, bins, 200_000, false) })
+	t.Run("files", func(t *testing.T) { crashFilesystem(t, bins, 1_000_000, true) })
+}
+
+func crashFilesystem(t *testing.T, bins crashBinaries, rows int, fromFiles bool) {
+	e := newCrashEnv(t, bins, int64(rows))
 	out := filepath.Join(t.TempDir(), "out")
 	e.start()
 	e.setup()
 	e.c.run("out", fmt.Sprintf(`CREATE TABLE out_fs (id BIGINT, k BIGINT) WITH (
   'connector' = 'filesystem', 'path' = '%s', 'format' = 'csv')`, out))
+	src := "gen"
+	if fromFiles {
+		// The ids in 40 files of 25k lines, read in path order, so that
+		// kills land inside files and between them.
+		in := filepath.Join(t.TempDir(), "in")
+		require.NoError(t, os.MkdirAll(in, 0o755))
+		const files = 40
+		var parts [files]strings.Builder
+		for id := 1; id <= rows; id++ {
+			fmt.Fprintf(&parts[(id-1)*files/rows], "%d,%d\n", id, id%crashKeys)
+		}
+		for i := range parts {
+			require.NoError(t, os.WriteFile(filepath.Join(in, fmt.Sprintf("part-%02d", i)), []byte(parts[i].String()), 0o644))
+		}
+		e.c.run("in", fmt.Sprintf(`CREATE TABLE in_fs (id BIGINT, k BIGINT) WITH (
+  'connector' = 'filesystem', 'path' = '%s', 'format' = 'csv')`, in))
+		src = "in_fs"
+	}
 	const name = "write-files"
-	e.create(name, `INSERT INTO out_fs SELECT id, k FROM gen`, map[string]string{
+	e.create(name, `INSERT INTO out_fs SELECT id, k FROM `+src, map[string]string{
 		"execution.checkpointing.interval": crashInterval.String(),
 	})
 
@@ -75,6 +99,10 @@ func TestCrashFilesystem(t *testing.T) {
 			e.start()
 		}
 		e.requireHealthy(name, v1.Running, v1.Completed)
+		if e.c.get(name).Status.Phase == v1.Completed {
+			t.Logf("kill %d skipped: the statement completed", i+1)
+			continue
+		}
 		where := kill()
 		e.kill()
 		ids, hidden := readPartFiles(t, out)
@@ -93,6 +121,7 @@ func TestCrashFilesystem(t *testing.T) {
 	e.term()
 	ids, hidden := readPartFiles(t, out)
 	require.Equal(t, rows, checkPrefix(t, ids, "after the end"), "every id once")
+	_ = last
 	require.Zero(t, hidden, "in-progress files are left")
 }
 
