@@ -509,7 +509,8 @@ func appendAccState(dst []byte, s *accState) []byte {
 
 var emptyExt accExt
 
-// accReader decodes what appendAccState wrote.
+// accReader decodes what appendAccState wrote (and the other operators'
+// state records: see row and done).
 type accReader struct {
 	b   []byte
 	err error
@@ -517,7 +518,7 @@ type accReader struct {
 
 func (r *accReader) fail(what string) {
 	if r.err == nil {
-		r.err = fmt.Errorf("decoding aggregate state: malformed %s", what)
+		r.err = fmt.Errorf("decoding state: malformed %s", what)
 	}
 }
 
@@ -557,7 +558,7 @@ func (r *accReader) value() types.Value {
 	}
 	v, n, err := types.DecodeValue(r.b)
 	if err != nil {
-		r.err = fmt.Errorf("decoding aggregate state: %w", err)
+		r.err = fmt.Errorf("decoding state: %w", err)
 		return types.Null
 	}
 	r.b = r.b[n:]
