@@ -109,8 +109,15 @@ func normalize(name, canon string, opts map[string]string) (map[string]string, e
 		}
 		if !has(known, base) {
 			e := sqlerr.Newf(sqlerr.InvalidOption, "unknown option %q for format %q", k, name)
-			if s := suggest(base, known); s != "" {
-				e = e.WithHint("did you mean %q?", s)
+			short := base
+			for _, p := range prefixes {
+				if rest, ok := strings.CutPrefix(short, p); ok {
+					short = rest
+					break
+				}
+			}
+			if s := suggest(short, known); s != "" {
+				e = e.WithHint("did you mean %q?", strings.TrimSuffix(k, short)+s)
 			}
 			return nil, e
 		}
