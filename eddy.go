@@ -93,7 +93,7 @@ func Run(opts ...Option) int {
 		// The shell's session: the engine with durable statements, and the
 		// data directory's socket (package local).
 		OpenEngine: func(ctx context.Context, dataDir string) (cli.Engine, error) {
-			return local.Open(ctx, local.Options{DataDir: dataDir, Registry: reg, Command: "eddy sql"})
+			return local.Open(ctx, local.Options{DataDir: dataDir, Registry: reg, Command: "eddy sql", Stdout: c.stdout, Stderr: c.stderr})
 		},
 		OpenStatements: func(ctx context.Context, dataDir string) (*client.Client, func() error, error) {
 			s, err := local.Open(ctx, local.Options{DataDir: dataDir, Registry: reg, Command: "eddy statement", Passive: true})

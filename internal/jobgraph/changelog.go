@@ -47,8 +47,10 @@ func kindsOfMode(m Mode) Kinds {
 // join the union of its inputs, outer joins everything, a PTF what it
 // declares; OVER aggregates, interval joins and temporal sorts insert, a
 // Top-N emits every kind, a deduplication inserts (keep first) or inserts
-// and updates (keep last), a temporal join what its left input gives.
-// The result is indexed by node; sources are in src.
+// and updates (keep last), a temporal join what its left input gives;
+// window aggregates, ranks, deduplications and joins insert, a window TVF
+// passes its input's kinds on. The result is indexed by node; sources are
+// in src.
 func ChangelogKinds(j *Job) (nodes []Kinds, src []Kinds) {
 	src = make([]Kinds, len(j.Inputs))
 	for i, in := range j.Inputs {
@@ -96,6 +98,8 @@ func ChangelogKinds(j *Job) (nodes []Kinds, src []Kinds) {
 			}
 		case *TemporalJoin:
 			nodes[k] = of(n.Inputs[0].From) // the left input's changelog
+		case *WindowAggregate, *WindowRank, *WindowDeduplicate, *WindowJoin:
+			nodes[k] = Kinds{Insert: true} // one final row per window
 		default: // calc, union: what their inputs give
 			nodes[k] = in
 		}

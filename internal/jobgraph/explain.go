@@ -127,6 +127,8 @@ func writeOp(b *strings.Builder, j *Job, n Node) {
 			keys = append(keys, sortKeyString(in(0), k))
 		}
 		fmt.Fprintf(b, "TemporalSort(uid=[%s], orderBy=[%s])", n.UID, strings.Join(keys, ", "))
+	case *WindowTVF, *WindowAggregate, *WindowRank, *WindowDeduplicate, *WindowJoin:
+		writeWindowOp(b, j, n)
 	default:
 		fmt.Fprintf(b, "%T", op)
 	}

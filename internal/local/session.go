@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io"
 	"log/slog"
 	"net"
 	"net/http"
@@ -40,6 +41,9 @@ type Options struct {
 	// CheckpointInterval is the default checkpoint interval of the
 	// statements. Default: 1s.
 	CheckpointInterval time.Duration
+	// Stdout and Stderr are where 'print' tables print. Default: the
+	// process's.
+	Stdout, Stderr io.Writer
 }
 
 // Session is an open data directory: the engine's SQL session, the durable
@@ -78,7 +82,7 @@ func Open(ctx context.Context, opts Options) (_ *Session, err error) {
 			return nil, fmt.Errorf("data directory %s: %w", opts.DataDir, err)
 		}
 	}
-	eng, err := engine.Open(ctx, engine.Options{DataDir: opts.DataDir, Registry: opts.Registry, Logger: opts.Logger})
+	eng, err := engine.Open(ctx, engine.Options{DataDir: opts.DataDir, Registry: opts.Registry, Logger: opts.Logger, Stdout: opts.Stdout, Stderr: opts.Stderr})
 	if err != nil {
 		if isLocked(err) {
 			return nil, fmt.Errorf("%w: %w", cli.ErrDataDirInUse, err)

@@ -123,3 +123,56 @@ func (a *aggCalls) appendValues(dst []types.Value, accs []accState) []types.Valu
 	}
 	return dst
 }
+
+// merge merges the accumulators src into dst, call by call, as if dst had
+// accumulated src's rows after its own (session windows merging). A
+// DISTINCT call adds to its inner function only the values dst had not
+// seen.
+func (a *aggCalls) merge(dst, src []accState) error {
+	for i := range a.calls {
+		c := &a.calls[i]
+		d, s := &dst[i], &src[i]
+		if !c.distinct {
+			if err := c.fn.merge(d, s); err != nil {
+				return err
+			}
+			continue
+		}
+		if s.ext == nil {
+			continue
+		}
+		for k, n := range s.ext.distinct {
+			x := d.x()
+			if m, ok := x.distinct[k]; ok {
+				x.distinct[k] = m + n
+				continue
+			}
+			args, err := decodeDistinctKey([]byte(k), a.args[:0])
+			if err != nil {
+				return err
+			}
+			a.args = args
+			if x.distinct == nil {
+				x.distinct = map[string]int64{}
+			}
+			x.distinct[k] = n
+			if err := c.fn.add(d, args); err != nil {
+				return err
+			}
+		}
+	}
+	return nil
+}
+
+// decodeDistinctKey decodes the argument values distinctStep encoded.
+func decodeDistinctKey(b []byte, dst []types.Value) ([]types.Value, error) {
+	for len(b) > 0 {
+		v, n, err := types.DecodeValue(b)
+		if err != nil {
+			return nil, fmt.Errorf("decoding aggregate state: %w", err)
+		}
+		dst = append(dst, v)
+		b = b[n:]
+	}
+	return dst, nil
+}

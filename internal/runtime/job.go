@@ -5,8 +5,10 @@ import (
 
 	"errors"
 	"fmt"
-	"github.com/eddy-sql/eddy/internal/connector"
+	"io"
 	"log/slog"
+
+	"github.com/eddy-sql/eddy/internal/connector"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -24,6 +26,9 @@ type Env struct {
 	Logs   *logstore.Store
 	Clock  Clock
 	Logger *slog.Logger
+	// Stdout and Stderr are the process's output streams, for connectors
+	// that print ('print'); nil: os.Stdout and os.Stderr.
+	Stdout, Stderr io.Writer
 }
 
 // Options configure one job.
@@ -95,6 +100,10 @@ type Job struct {
 	err error
 
 	metrics jobMetrics
+	// procTime is set when operators work on processing time: the source
+	// then checkpoints at every tick of an idle input, so that processing
+	// time advances (and windows fire on the clock) without input.
+	procTime bool
 }
 
 // jobMetrics are updated by the tasks and read by Metrics.
@@ -439,8 +448,9 @@ func (j *Job) newSubtask(i int) (*subtask, error) {
 			return nil, err
 		}
 		st.ops[k] = op
-		if p, ok := op.(procTimeOperator); ok {
+		if p, ok := onProcTime(op); ok {
 			st.procOps = append(st.procOps, p)
+			j.procTime = true
 		}
 	}
 	return st, nil
@@ -482,6 +492,16 @@ func (j *Job) newOperator(st *subtask, k int, out *nodeOut) (Operator, error) {
 		return newTemporalJoinOp(spec, oc)
 	case *jobgraph.TemporalSort:
 		return newTemporalSortOp(spec, j.endpointSchema(n.Inputs[0].From), oc)
+	case *jobgraph.WindowTVF:
+		return newWindowTVFOp(spec, j.endpointSchema(n.Inputs[0].From), oc)
+	case *jobgraph.WindowAggregate:
+		return newWindowAggOp(spec, j.endpointSchema(n.Inputs[0].From), oc)
+	case *jobgraph.WindowRank:
+		return newWindowRankOp(spec, j.endpointSchema(n.Inputs[0].From), oc)
+	case *jobgraph.WindowDeduplicate:
+		return newWindowDedupOp(spec, j.endpointSchema(n.Inputs[0].From), oc)
+	case *jobgraph.WindowJoin:
+		return newWindowJoinOp(spec, oc)
 	case *jobgraph.PTF:
 		opts := []ptfOpOption{withMaxKeys(j.opts.CacheKeys)}
 		if j.par > 1 {

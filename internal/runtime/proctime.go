@@ -7,9 +7,32 @@ package runtime
 // before every checkpoint, and once with MaxWatermark when a bounded input
 // ends, so that everything still buffered is emitted. Processing time
 // therefore advances only with input or checkpoints, never on a timer of
-// its own, and tests drive it with a ManualClock.
+// its own, and tests drive it with a ManualClock. A job with such
+// operators checkpoints at every tick of an idle input (Options'
+// CheckpointInterval), so that processing-time windows fire and commit
+// while no data arrives.
 type procTimeOperator interface {
 	OnProcessingTime(now int64) error
+}
+
+// procTimeSometimes is implemented by operators that implement
+// procTimeOperator but work on processing time only in some
+// configurations (a window operator on processing-time windows): the
+// others get no callbacks.
+type procTimeSometimes interface {
+	usesProcTime() bool
+}
+
+// onProcTime reports whether op wants processing-time callbacks.
+func onProcTime(op Operator) (procTimeOperator, bool) {
+	p, ok := op.(procTimeOperator)
+	if !ok {
+		return nil, false
+	}
+	if s, ok := op.(procTimeSometimes); ok && !s.usesProcTime() {
+		return nil, false
+	}
+	return p, true
 }
 
 // procTime calls OnProcessingTime(now) on every operator of the subtask
