@@ -22,7 +22,13 @@ func planSelect(p *plan.Planner, q ast.Query) (*plan.QueryPlan, error) {
 // planInsert plans INSERT INTO t [(cols)] query (also the insert of CREATE
 // TABLE AS SELECT).
 func planInsert(p *plan.Planner, t *catalog.Table, cols []*ast.Ident, q ast.Query, pos sqlerr.Pos) (*plan.QueryPlan, error) {
-	b, err := p.BindInsert(t, cols, q, pos)
+	return planInsertWith(p, t, cols, q, pos, plan.InsertOptions{})
+}
+
+// planInsertWith is planInsert with the options of the INSERT (OVERWRITE,
+// static partitions).
+func planInsertWith(p *plan.Planner, t *catalog.Table, cols []*ast.Ident, q ast.Query, pos sqlerr.Pos, o plan.InsertOptions) (*plan.QueryPlan, error) {
+	b, err := p.BindInsertWith(t, cols, q, pos, o)
 	if err != nil {
 		return nil, err
 	}
