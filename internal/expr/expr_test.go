@@ -157,7 +157,12 @@ func (env *testEnv) declare(t *testing.T, line string) string {
 	ct := mustType(t, typ)
 	e, err := env.parse(src)
 	if err == nil {
-		e, err = Cast(e, ct, false)
+		cast := ct
+		if ct.ID == types.TypeMultiset {
+			// A multiset is declared by its map of multiplicities.
+			cast = multisetMap(ct)
+		}
+		e, err = Cast(e, cast, false)
 	}
 	var v types.Value
 	if err == nil {
@@ -593,7 +598,7 @@ func (p *typeParser) typ() (types.Type, error) {
 		default:
 			return t, fmt.Errorf("interval %q", q)
 		}
-	case "ARRAY", "MAP":
+	case "ARRAY", "MAP", "MULTISET":
 		if !p.peek('<') {
 			return t, fmt.Errorf("expected <")
 		}
@@ -601,9 +606,12 @@ func (p *typeParser) typ() (types.Type, error) {
 		if err != nil {
 			return t, err
 		}
-		if w == "ARRAY" {
+		switch w {
+		case "ARRAY":
 			t = types.ArrayOf(e)
-		} else {
+		case "MULTISET":
+			t = types.MultisetOf(e)
+		default:
 			p.peek(',')
 			v, err := p.typ()
 			if err != nil {

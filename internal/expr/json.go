@@ -668,6 +668,9 @@ func appendJSON(b []byte, v types.Value, t types.Type) []byte {
 	if v.IsNull() {
 		return append(b, "null"...)
 	}
+	if t.ID == types.TypeMultiset {
+		t = multisetMap(t)
+	}
 	switch {
 	case t.ID == types.TypeBoolean:
 		return strconv.AppendBool(b, v.Bool())
