@@ -841,3 +841,21 @@ func IsJSON(s Expr, kind string, not bool) (Expr, error) {
 	}
 	return e, nil
 }
+
+// AppendJSONQuoted appends s as a JSON string literal.
+func AppendJSONQuoted(b []byte, s string) []byte { return jsonQuote(b, s) }
+
+// JSONText returns an expression of the JSON text of x, what
+// JSON_OBJECTAGG and JSON_ARRAYAGG aggregate (Flink wraps their arguments
+// in JSON_STRING): the text itself when x is a JSON_OBJECT or JSON_ARRAY
+// call (embedded as JSON, not as a string), else JSON_STRING(x). It is
+// NULL when x is NULL.
+func JSONText(x Expr) (Expr, error) {
+	if x == nil {
+		return nil, errNilArg("JSON_STRING")
+	}
+	if isJSONCtor(x) {
+		return x, nil
+	}
+	return Call("JSON_STRING", x)
+}

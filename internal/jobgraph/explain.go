@@ -114,6 +114,12 @@ func (c AggCall) String(in []string) string {
 		}
 		s += "(" + d + strings.Join(args, ", ") + ")"
 	}
+	switch {
+	case c.KeepNulls && c.Func == AggArrayAgg:
+		s = strings.TrimSuffix(s, ")") + " RESPECT NULLS)"
+	case c.KeepNulls && c.Func == AggJSONArrayAgg:
+		s = strings.TrimSuffix(s, ")") + " NULL ON NULL)"
+	}
 	if c.Filter >= 0 {
 		s += " FILTER " + in[c.Filter]
 	}

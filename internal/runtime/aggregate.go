@@ -20,6 +20,7 @@ import (
 type aggregateOp struct {
 	keys    []int
 	calls   []aggCall
+	hasUser bool // a call of a user-defined function
 	ns      string
 	kv      KV
 	out     Output
@@ -55,7 +56,9 @@ type aggCall struct {
 	args     []int
 	distinct bool
 	filter   int
-	star     bool // COUNT(*): counts rows, NULL or not
+	// star is set for COUNT(*) and calls with KeepNulls: the function
+	// sees rows whose arguments are NULL.
+	star bool
 }
 
 // aggGroup is the state of one group key. count == 0 means the group has
@@ -123,7 +126,8 @@ func newAggregateOp(spec *jobgraph.Aggregate, in *types.Schema, oc OpContext) (*
 			filter = -1
 		}
 		op.calls = append(op.calls, aggCall{fn: fn, args: c.Args, distinct: c.Distinct, filter: filter,
-			star: c.Func == jobgraph.AggCountStar})
+			star: c.Func == jobgraph.AggCountStar || c.KeepNulls})
+		op.hasUser = op.hasUser || c.User != nil
 	}
 	return op, nil
 }
@@ -151,6 +155,9 @@ func (op *aggregateOp) Process(_ int, row types.Row) error {
 	if !first {
 		prev = op.appendResults(op.alloc(width)[:len(op.keys)], g)
 		op.fillKeys(prev, row)
+		if err := op.valueErr(); err != nil {
+			return err
+		}
 	}
 	if retract {
 		g.count--
@@ -171,6 +178,9 @@ func (op *aggregateOp) Process(_ int, row types.Row) error {
 	}
 	cur := op.appendResults(op.alloc(width)[:len(op.keys)], g)
 	op.fillKeys(cur, row)
+	if err := op.valueErr(); err != nil {
+		return err
+	}
 	if first {
 		return op.out.Emit(types.Row{Kind: types.Insert, Values: cur})
 	}
@@ -203,7 +213,10 @@ func (op *aggregateOp) Flush() error {
 			op.remove(g)
 			continue
 		}
-		op.enc = op.appendGroup(op.enc[:0], g)
+		var err error
+		if op.enc, err = op.appendGroup(op.enc[:0], g); err != nil {
+			return fmt.Errorf("aggregate: %w", err)
+		}
 		if err := op.kv.Put(op.ns, aggStateName, g.key(), op.enc); err != nil {
 			return fmt.Errorf("aggregate: %w", err)
 		}
@@ -370,6 +383,22 @@ func (op *aggregateOp) distinctStep(s *accState, args []types.Value, retract boo
 	return false
 }
 
+// valueErr returns the error of a user-defined function's Value in the
+// last appendResults, if any.
+func (op *aggregateOp) valueErr() error {
+	if !op.hasUser {
+		return nil
+	}
+	for i := range op.calls {
+		if u, ok := op.calls[i].fn.(*userAggFunc); ok {
+			if err := u.takeErr(); err != nil {
+				return err
+			}
+		}
+	}
+	return nil
+}
+
 // appendResults appends the value of every call of g to dst.
 func (op *aggregateOp) appendResults(dst []types.Value, g *aggGroup) []types.Value {
 	for i := range op.calls {
@@ -400,13 +429,16 @@ func (op *aggregateOp) alloc(n int) []types.Value {
 func (op *aggregateOp) free(n int) { op.slabPos = max(op.slabPos-n, 0) }
 
 // appendGroup encodes g: its row count, its stamp, then each accumulator.
-func (op *aggregateOp) appendGroup(dst []byte, g *aggGroup) []byte {
+func (op *aggregateOp) appendGroup(dst []byte, g *aggGroup) ([]byte, error) {
 	dst = binary.AppendVarint(dst, g.count)
 	dst = binary.AppendVarint(dst, g.stamp)
 	for i := range g.accs {
-		dst = appendAccState(dst, &g.accs[i])
+		var err error
+		if dst, err = appendAccState(dst, &g.accs[i], op.calls[i].fn); err != nil {
+			return dst, err
+		}
 	}
-	return dst
+	return dst, nil
 }
 
 func (op *aggregateOp) decodeGroup(b []byte, g *aggGroup) error {
@@ -414,7 +446,7 @@ func (op *aggregateOp) decodeGroup(b []byte, g *aggGroup) error {
 	g.count = r.varint()
 	g.stamp = r.varint()
 	for i := range g.accs {
-		r.accState(&g.accs[i])
+		r.accState(&g.accs[i], op.calls[i].fn)
 	}
 	if r.err == nil && len(r.b) != 0 {
 		r.fail("group (trailing bytes)")

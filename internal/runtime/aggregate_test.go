@@ -68,7 +68,7 @@ func (h *aggHarness) take() string {
 // TestAggregateDataDriven runs testdata/aggregate. Commands:
 //
 //	new keys=0,1 [maxkeys=N] [ttl=DURATION]   then lines "col NAME TYPE" and
-//	    "call FUNC [ARG,ARG] [distinct] [filter=COL] : TYPE"
+//	    "call FUNC [ARG,ARG] [distinct] [keepnulls] [filter=COL] : TYPE"
 //	feed            lines "+I v1 v2 ..." (NULL for null); prints the output
 //	watermark ts=N  prints the forwarded watermarks
 //	flush           flushes the state
@@ -155,7 +155,7 @@ func aggAtoi(t testing.TB, s string) int {
 	return n
 }
 
-// parseAggCall parses "FUNC [ARG,ARG] [distinct] [filter=COL] : TYPE".
+// parseAggCall parses "FUNC [ARG,ARG] [distinct] [keepnulls] [filter=COL] : TYPE".
 func parseAggCall(t testing.TB, s string) jobgraph.AggCall {
 	left, typ, ok := strings.Cut(s, " : ")
 	require.True(t, ok, "call %q has no type", s)
@@ -165,6 +165,8 @@ func parseAggCall(t testing.TB, s string) jobgraph.AggCall {
 		switch {
 		case w == "distinct":
 			c.Distinct = true
+		case w == "keepnulls":
+			c.KeepNulls = true
 		case strings.HasPrefix(w, "filter="):
 			c.Filter = aggAtoi(t, strings.TrimPrefix(w, "filter="))
 		default:
@@ -237,7 +239,17 @@ func allAggCalls() []jobgraph.AggCall {
 		call(jobgraph.AggVarPop, types.Double, 1),
 		call(jobgraph.AggBoolAnd, types.Boolean, 4),
 		call(jobgraph.AggBoolOr, types.Boolean, 4),
+		call(jobgraph.AggCollect, types.MultisetOf(types.String).NonNull(), 3),
+		call(jobgraph.AggArrayAgg, types.ArrayOf(types.Int), 1),
+		call(jobgraph.AggJSONArrayAgg, types.String.NonNull(), 3),
 	}
+	arr := call(jobgraph.AggArrayAgg, types.ArrayOf(types.String), 3)
+	arr.KeepNulls = true
+	jarr := call(jobgraph.AggJSONArrayAgg, types.String.NonNull(), 3)
+	jarr.KeepNulls = true
+	dcoll := call(jobgraph.AggCollect, types.MultisetOf(types.Int).NonNull(), 1)
+	dcoll.Distinct = true
+	calls = append(calls, arr, jarr, dcoll)
 	d := call(jobgraph.AggCount, types.BigInt.NonNull(), 3)
 	d.Distinct = true
 	fl := call(jobgraph.AggSum, types.Int, 1)
@@ -490,7 +502,8 @@ func aggMemAllocs() uint64 {
 // order.
 func TestAggregateMatchesBatch(t *testing.T) {
 	calls := allAggCalls()
-	orderDependent := map[jobgraph.AggFunc]bool{jobgraph.AggFirstValue: true, jobgraph.AggLastValue: true, jobgraph.AggListAgg: true}
+	orderDependent := map[jobgraph.AggFunc]bool{jobgraph.AggFirstValue: true, jobgraph.AggLastValue: true, jobgraph.AggListAgg: true,
+		jobgraph.AggArrayAgg: true, jobgraph.AggJSONArrayAgg: true}
 	for seed := range uint64(30) {
 		r := rand.New(rand.NewPCG(seed, 3))
 		var rows []types.Row
