@@ -33,7 +33,7 @@ const (
 	hllP         = 14
 	hllM         = 1 << hllP
 	hllQ         = 64 - hllP // bits of the hash left for the rank
-	hllSparseMax = hllM / 8 // as many hashes as the registers take bytes
+	hllSparseMax = hllM / 8  // as many hashes as the registers take bytes
 )
 
 // hashValue returns the 64-bit hash of a value, stable across processes
