@@ -65,6 +65,14 @@ type aggFunc interface {
 
 // newAggFunc returns the logic of call over input rows of schema in.
 func newAggFunc(call *jobgraph.AggCall, in *types.Schema) (aggFunc, error) {
+	if call.User != nil {
+		for _, a := range call.Args {
+			if a < 0 || a >= in.Len() {
+				return nil, fmt.Errorf("aggregate %s: argument column %d out of range", call.Func, a)
+			}
+		}
+		return &userAggFunc{name: string(call.Func), fn: call.User}, nil
+	}
 	want := map[jobgraph.AggFunc][2]int{
 		jobgraph.AggCountStar: {0, 0}, jobgraph.AggListAgg: {1, 2},
 		jobgraph.AggCount:         {1, math.MaxInt}, // COUNT(DISTINCT a, b): non-NULL tuples
@@ -82,9 +90,6 @@ func newAggFunc(call *jobgraph.AggCall, in *types.Schema) (aggFunc, error) {
 		}
 	}
 	t := call.Type
-	if call.User != nil {
-		return &userAggFunc{name: string(call.Func), fn: call.User}, nil
-	}
 	switch call.Func {
 	case jobgraph.AggCountStar, jobgraph.AggCount:
 		return countFunc{}, nil

@@ -324,6 +324,10 @@ type FuncCall struct {
 	// JSON_OBJECTAGG and JSON_ARRAYAGG; "" when not written.
 	// JSON_OBJECTAGG([KEY] k VALUE v) has Args k and v.
 	OnNull string
+	// Resolved is set by the planner when the name resolves to a
+	// user-defined function (its binding); nil for built-ins. It is not
+	// part of the syntax: Format ignores it.
+	Resolved any
 }
 
 // Pos returns the position of the name.

@@ -29,7 +29,13 @@ var aggFuncs = map[string]jobgraph.AggFunc{
 // an aggregate call.
 func aggCallOf(e ast.Expr) (*ast.FuncCall, jobgraph.AggFunc, bool) {
 	f, ok := e.(*ast.FuncCall)
-	if !ok || len(f.Name.Parts) != 1 {
+	if !ok {
+		return nil, "", false
+	}
+	if u, _, isUser := userAggOf(f); isUser {
+		return f, jobgraph.AggFunc(u.name), true
+	}
+	if len(f.Name.Parts) != 1 {
 		return nil, "", false
 	}
 	fn, ok := aggFuncs[strings.ToUpper(f.Name.Last().Name)]
@@ -134,7 +140,8 @@ func (p *Planner) planAggregate(s *ast.Select, f *frag, distinct bool) error {
 	var calls []jobgraph.AggCall
 	var callCols []column
 	var bindErr error
-	var approx *ast.FuncCall // the first APPROX_COUNT_DISTINCT call
+	var approx *ast.FuncCall    // the first APPROX_COUNT_DISTINCT call
+	var noRetract *ast.FuncCall // the first user aggregate without Retract
 	collect := func(e ast.Expr) {
 		ast.Inspect(e, func(n ast.Node) bool {
 			x, isExpr := n.(ast.Expr)
@@ -162,6 +169,9 @@ func (p *Planner) planAggregate(s *ast.Select, f *frag, distinct bool) error {
 			}
 			if fn == jobgraph.AggApproxCountDistinct && approx == nil && len(fc.Args) == 1 {
 				approx = fc
+			}
+			if _, a, isUser := userAggOf(fc); isUser && !a.CanRetract() && noRetract == nil {
+				noRetract = fc
 			}
 			key := ast.Format(fc)
 			if _, done := subst[key]; done {
@@ -191,6 +201,11 @@ func (p *Planner) planAggregate(s *ast.Select, f *frag, distinct bool) error {
 	if approx != nil && f.mode != jobgraph.Append {
 		return errAt(approx.Pos(), sqlerr.Unsupported, "APPROX_COUNT_DISTINCT cannot aggregate an updating input: a HyperLogLog sketch cannot retract a row").
 			WithHint("use COUNT(DISTINCT %s), which retracts, or aggregate an insert-only table", ast.Format(approx.Args[0]))
+	}
+	if noRetract != nil && f.mode != jobgraph.Append {
+		u, _, _ := userAggOf(noRetract)
+		return errAt(noRetract.Pos(), sqlerr.Unsupported, "Function '%s' ('%s') cannot aggregate an updating input: it has no Retract", u.name, u.id).
+			WithHint("implement Retract in the function, or aggregate an insert-only table")
 	}
 	// Pre-projection: keys, then arguments and filters.
 	if f.mode == jobgraph.Upsert {
@@ -228,6 +243,9 @@ func (p *Planner) planAggregate(s *ast.Select, f *frag, distinct bool) error {
 // bindAggCall binds one aggregate call: its arguments (and FILTER) are
 // added to the pre-projection with add.
 func (p *Planner) bindAggCall(fc *ast.FuncCall, fn jobgraph.AggFunc, in *scope, add func(expr.Expr, column) int) (jobgraph.AggCall, column, error) {
+	if u, a, isUser := userAggOf(fc); isUser {
+		return p.bindUserAggCall(fc, u, a, in, add)
+	}
 	call := jobgraph.AggCall{Func: fn, Distinct: fc.Distinct, Filter: -1}
 	name := strings.ToUpper(fc.Name.Last().Name)
 	switch {

@@ -9,6 +9,7 @@ import (
 	"github.com/eddy-sql/eddy/internal/sql/ast"
 	"github.com/eddy-sql/eddy/internal/sqlerr"
 	"github.com/eddy-sql/eddy/types"
+	"github.com/eddy-sql/eddy/udf"
 )
 
 // positioned attaches pos to an error from package expr, keeping its code.
@@ -246,6 +247,9 @@ func bindExpr(e ast.Expr, sc *scope) (expr.Expr, error) {
 		r, err := expr.Case(operand, whens, thens, els)
 		return r, positioned(err, n.Pos(), sqlerr.TypeMismatch)
 	case *ast.FuncCall:
+		if u, ok := n.Resolved.(*userFunc); ok && u.fn.Kind() == udf.ScalarKind {
+			return bindUserScalar(n, u, sc)
+		}
 		if n.Star || n.Distinct {
 			return nil, errAt(n.Pos(), sqlerr.Unsupported, "Aggregate function %s is not supported yet", n.Name).
 				WithHint("Eddy runs per-row expressions and process table functions; use a PTF with state to aggregate")

@@ -16,6 +16,7 @@ import (
 	"github.com/eddy-sql/eddy/internal/sqlerr"
 	"github.com/eddy-sql/eddy/ptf"
 	"github.com/eddy-sql/eddy/types"
+	"github.com/eddy-sql/eddy/udf"
 )
 
 // Session is the SQL session a statement is planned in.
@@ -31,7 +32,10 @@ type Session struct {
 type Planner struct {
 	Catalog  *catalog.Catalog
 	Registry *ptf.Registry
-	Session  *Session
+	// UDFs are the user-defined scalar, table and aggregate functions
+	// CREATE FUNCTION can bind; nil has none.
+	UDFs    *udf.Registry
+	Session *Session
 	// Now is the clock that stamps the creation time of 'datagen'
 	// tables; nil leaves it unset (generated times then count from the
 	// epoch).

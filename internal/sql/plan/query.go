@@ -91,6 +91,9 @@ func (p *Planner) PlanSelect(q ast.Query) (*QueryPlan, error) {
 }
 
 func (p *Planner) planQuery(q ast.Query, job *jobgraph.Job) (*frag, error) {
+	if err := p.resolveUserCalls(q); err != nil {
+		return nil, err
+	}
 	switch n := q.(type) {
 	case *ast.Select:
 		return p.planSelect(n, job)
