@@ -350,7 +350,12 @@ func (p *Planner) planFrom(te ast.TableExpr, job *jobgraph.Job) (*frag, error) {
 			return nil, err
 		}
 		return f, applyAlias(f, n.Alias)
+	case *ast.Unnest:
+		return p.planCorrelateAlone(n, job)
 	case *ast.TableFunc:
+		if p.isUserTableFunc(n) {
+			return p.planCorrelateAlone(n, job)
+		}
 		f, err := p.planTableFunc(n, job)
 		if err != nil {
 			return nil, err

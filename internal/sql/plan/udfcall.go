@@ -101,8 +101,8 @@ func (p *Planner) lookupUserFunc(n *ast.ObjectName) (*userFunc, error) {
 // bindUserArgs binds a call's arguments against the overloads ovs: the
 // chosen overload, the arguments cast to its declared types and which of
 // them are strict (declared NOT NULL).
-func bindUserArgs(fc *ast.FuncCall, u *userFunc, ovs []udf.OverloadArgs, sc *scope) (udf.Resolved, []expr.Expr, []bool, error) {
-	args, err := bindList(fc.Args, sc)
+func bindUserArgs(pos sqlerr.Pos, argList []ast.Expr, u *userFunc, ovs []udf.OverloadArgs, sc *scope) (udf.Resolved, []expr.Expr, []bool, error) {
+	args, err := bindList(argList, sc)
 	if err != nil {
 		return udf.Resolved{}, nil, nil, err
 	}
@@ -116,7 +116,7 @@ func bindUserArgs(fc *ast.FuncCall, u *userFunc, ovs []udf.OverloadArgs, sc *sco
 		for i, t := range ts {
 			names[i] = t.String()
 		}
-		return r, nil, nil, errAt(fc.Pos(), sqlerr.TypeMismatch, "No signature of function '%s' accepts the arguments (%s)", u.name, strings.Join(names, ", ")).
+		return r, nil, nil, errAt(pos, sqlerr.TypeMismatch, "No signature of function '%s' accepts the arguments (%s)", u.name, strings.Join(names, ", ")).
 			WithHint("signatures of %s ('%s'): %s", u.name, u.id, strings.Join(u.fn.Signatures(), "; "))
 	}
 	strict := make([]bool, len(args))
@@ -129,7 +129,7 @@ func bindUserArgs(fc *ast.FuncCall, u *userFunc, ovs []udf.OverloadArgs, sc *sco
 		want.NotNull = args[i].Type().NotNull
 		if !args[i].Type().Same(want) || args[i].Type().ID == types.TypeNull {
 			if args[i], err = expr.Cast(args[i], want, false); err != nil {
-				return r, nil, nil, positioned(err, fc.Args[i].Pos(), sqlerr.TypeMismatch)
+				return r, nil, nil, positioned(err, argList[i].Pos(), sqlerr.TypeMismatch)
 			}
 		}
 	}
@@ -139,7 +139,7 @@ func bindUserArgs(fc *ast.FuncCall, u *userFunc, ovs []udf.OverloadArgs, sc *sco
 // bindUserScalar binds a call of a user-defined scalar function.
 func bindUserScalar(fc *ast.FuncCall, u *userFunc, sc *scope) (expr.Expr, error) {
 	s := u.fn.(*udf.Scalar)
-	r, args, strict, err := bindUserArgs(fc, u, s.ArgTypes(), sc)
+	r, args, strict, err := bindUserArgs(fc.Pos(), fc.Args, u, s.ArgTypes(), sc)
 	if err != nil {
 		return nil, err
 	}
@@ -194,7 +194,7 @@ func (p *Planner) bindUserAggCall(fc *ast.FuncCall, u *userFunc, a udf.Aggregate
 			return call, column{}, errAt(x.Pos(), sqlerr.InvalidArgument, "Aggregate function calls cannot be nested")
 		}
 	}
-	r, args, strict, err := bindUserArgs(fc, u, []udf.OverloadArgs{a.ArgTypes()}, in)
+	r, args, strict, err := bindUserArgs(fc.Pos(), fc.Args, u, []udf.OverloadArgs{a.ArgTypes()}, in)
 	if err != nil {
 		return call, column{}, err
 	}
