@@ -16,7 +16,7 @@ var allowed = map[string][]string{
 	"types":                      {},
 	"ptf":                        {"types"},
 	"udf":                        {"types"},
-	"udf/udftest":                {"udf", "types", "internal/expr", "internal/sql/plan", "internal/sqlerr"},
+	"udf/udftest":                {"udf", "types", "internal/expr", "internal/sql/plan", "internal/jobgraph"},
 	"examples":                   {"ptf", "udf", "types"},
 	"internal/sqlerr":            {},
 	"internal/store":             {"internal/sqlerr"},

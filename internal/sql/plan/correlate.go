@@ -190,7 +190,6 @@ func (p *Planner) bindTableCall(tf *ast.TableFunc, sc *scope, spec *jobgraph.Cor
 		return errAt(tf.Pos(), sqlerr.Unsupported, "LATERAL TABLE(%s(...)) is not supported: '%s' is a process table function", tf.Name, tf.Name).
 			WithHint("call it in FROM with its table argument: FROM %s(input => TABLE t ...)", tf.Name)
 	}
-	t := u.fn.(*udf.Table)
 	var args []ast.Expr
 	for _, a := range tf.Args {
 		if a.Name != nil {
@@ -203,17 +202,41 @@ func (p *Planner) bindTableCall(tf *ast.TableFunc, sc *scope, spec *jobgraph.Cor
 		}
 		args = append(args, a.Value)
 	}
-	r, xs, strict, err := bindUserArgs(tf.Name.Pos(), args, u, t.ArgTypes(), sc)
+	bound, err := bindList(args, sc)
 	if err != nil {
 		return err
 	}
+	argPos := make([]sqlerr.Pos, len(args))
+	for i, a := range args {
+		argPos[i] = a.Pos()
+	}
+	fn, xs, cols, err := userTableCall(tf.Name.Pos(), argPos, bound, u)
+	if err != nil {
+		return err
+	}
+	spec.Name, spec.Func, spec.Args, spec.Columns = u.name, fn, xs, cols
+	return nil
+}
+
+// UserTableCall binds a call of the table function f, named name, with
+// the bound arguments args, as SQL binds it: the function as the runtime
+// calls it, the arguments cast to the declared types and the output
+// columns. For package udftest.
+func UserTableCall(name string, f *udf.Table, args []expr.Expr) (jobgraph.TableFunc, []expr.Expr, *types.Schema, error) {
+	return userTableCall(sqlerr.Pos{}, make([]sqlerr.Pos, len(args)), args, &userFunc{name: name, id: name, fn: f})
+}
+
+func userTableCall(pos sqlerr.Pos, argPos []sqlerr.Pos, args []expr.Expr, u *userFunc) (jobgraph.TableFunc, []expr.Expr, *types.Schema, error) {
+	t := u.fn.(*udf.Table)
+	r, xs, strict, err := resolveUserArgs(pos, argPos, args, u, t.ArgTypes())
+	if err != nil {
+		return nil, nil, nil, err
+	}
 	cols, err := t.Columns()
 	if err != nil {
-		return errAt(tf.Pos(), sqlerr.Internal, "Table function '%s': %v", tf.Name, err)
+		return nil, nil, nil, errAt(pos, sqlerr.Internal, "Table function '%s': %v", u.name, err)
 	}
-	spec.Name, spec.Args, spec.Columns = u.name, xs, cols
-	spec.Func = &userTableFunc{name: u.name, ov: t.Overloads[r.Index], strict: strict, cols: cols}
-	return nil
+	return &userTableFunc{name: u.name, ov: t.Overloads[r.Index], strict: strict, cols: cols}, xs, cols, nil
 }
 
 // userTableFunc adapts an overload of a udf.Table to the runtime: a NULL

@@ -106,6 +106,17 @@ func bindUserArgs(pos sqlerr.Pos, argList []ast.Expr, u *userFunc, ovs []udf.Ove
 	if err != nil {
 		return udf.Resolved{}, nil, nil, err
 	}
+	argPos := make([]sqlerr.Pos, len(argList))
+	for i, a := range argList {
+		argPos[i] = a.Pos()
+	}
+	return resolveUserArgs(pos, argPos, args, u, ovs)
+}
+
+// resolveUserArgs picks the overload of ovs for the bound arguments args
+// (at positions argPos) and casts them to its declared types.
+func resolveUserArgs(pos sqlerr.Pos, argPos []sqlerr.Pos, args []expr.Expr, u *userFunc, ovs []udf.OverloadArgs) (udf.Resolved, []expr.Expr, []bool, error) {
+	var err error
 	ts := make([]types.Type, len(args))
 	for i, a := range args {
 		ts[i] = a.Type()
@@ -129,7 +140,7 @@ func bindUserArgs(pos sqlerr.Pos, argList []ast.Expr, u *userFunc, ovs []udf.Ove
 		want.NotNull = args[i].Type().NotNull
 		if !args[i].Type().Same(want) || args[i].Type().ID == types.TypeNull {
 			if args[i], err = expr.Cast(args[i], want, false); err != nil {
-				return r, nil, nil, positioned(err, argList[i].Pos(), sqlerr.TypeMismatch)
+				return r, nil, nil, positioned(err, argPos[i], sqlerr.TypeMismatch)
 			}
 		}
 	}
@@ -138,8 +149,28 @@ func bindUserArgs(pos sqlerr.Pos, argList []ast.Expr, u *userFunc, ovs []udf.Ove
 
 // bindUserScalar binds a call of a user-defined scalar function.
 func bindUserScalar(fc *ast.FuncCall, u *userFunc, sc *scope) (expr.Expr, error) {
+	args, err := bindList(fc.Args, sc)
+	if err != nil {
+		return nil, err
+	}
+	argPos := make([]sqlerr.Pos, len(fc.Args))
+	for i, a := range fc.Args {
+		argPos[i] = a.Pos()
+	}
+	return userScalarCall(fc.Pos(), argPos, args, u)
+}
+
+// UserScalarCall binds a call of the scalar function f, named name, with
+// the bound arguments args, as SQL binds it: overload resolution,
+// implicit casts, NULL handling of arguments declared NOT NULL. For
+// package udftest.
+func UserScalarCall(name string, f *udf.Scalar, args []expr.Expr) (expr.Expr, error) {
+	return userScalarCall(sqlerr.Pos{}, make([]sqlerr.Pos, len(args)), args, &userFunc{name: name, id: name, fn: f})
+}
+
+func userScalarCall(pos sqlerr.Pos, argPos []sqlerr.Pos, args []expr.Expr, u *userFunc) (expr.Expr, error) {
 	s := u.fn.(*udf.Scalar)
-	r, args, strict, err := bindUserArgs(fc.Pos(), fc.Args, u, s.ArgTypes(), sc)
+	r, args, strict, err := resolveUserArgs(pos, argPos, args, u, s.ArgTypes())
 	if err != nil {
 		return nil, err
 	}
@@ -150,7 +181,7 @@ func bindUserScalar(fc *ast.FuncCall, u *userFunc, sc *scope) (expr.Expr, error)
 	}
 	t, err := ov.ResultType(r.Args, ts)
 	if err != nil {
-		return nil, errAt(fc.Pos(), sqlerr.TypeMismatch, "Function '%s' cannot be called with (%s): %v", u.name, typeList(ts), err)
+		return nil, errAt(pos, sqlerr.TypeMismatch, "Function '%s' cannot be called with (%s): %v", u.name, typeList(ts), err)
 	}
 	eval := ov.Eval
 	x, err := expr.External(u.name, args, strict, t, func(vals []types.Value) (types.Value, error) {
@@ -160,7 +191,7 @@ func bindUserScalar(fc *ast.FuncCall, u *userFunc, sc *scope) (expr.Expr, error)
 		}
 		return udf.Coerce(v, t)
 	})
-	return x, positioned(err, fc.Pos(), sqlerr.Internal)
+	return x, positioned(err, pos, sqlerr.Internal)
 }
 
 func typeList(ts []types.Type) string {
@@ -194,18 +225,20 @@ func (p *Planner) bindUserAggCall(fc *ast.FuncCall, u *userFunc, a udf.Aggregate
 			return call, column{}, errAt(x.Pos(), sqlerr.InvalidArgument, "Aggregate function calls cannot be nested")
 		}
 	}
-	r, args, strict, err := bindUserArgs(fc.Pos(), fc.Args, u, []udf.OverloadArgs{a.ArgTypes()}, in)
+	bound, err := bindList(fc.Args, in)
 	if err != nil {
 		return call, column{}, err
 	}
-	ts := make([]types.Type, len(args))
-	for i, x := range args {
-		ts[i] = x.Type()
-		call.Args = append(call.Args, add(x, column{name: fmt.Sprintf("$arg%d", i), typ: x.Type()}))
+	argPos := make([]sqlerr.Pos, len(fc.Args))
+	for i, x := range fc.Args {
+		argPos[i] = x.Pos()
 	}
-	t, err := a.ResultType(r.Args, ts)
+	ua, args, t, err := userAggregateCall(fc.Pos(), argPos, bound, u)
 	if err != nil {
-		return call, column{}, errAt(fc.Pos(), sqlerr.TypeMismatch, "Function '%s' cannot be called with (%s): %v", u.name, typeList(ts), err)
+		return call, column{}, err
+	}
+	for i, x := range args {
+		call.Args = append(call.Args, add(x, column{name: fmt.Sprintf("$arg%d", i), typ: x.Type()}))
 	}
 	if fc.Filter != nil {
 		if hasAggregate(fc.Filter) {
@@ -222,8 +255,33 @@ func (p *Planner) bindUserAggCall(fc *ast.FuncCall, u *userFunc, a udf.Aggregate
 	}
 	call.Type = t
 	call.KeepNulls = true
-	call.User = &userAggregate{name: u.name, fn: a, strict: strict, t: t}
+	call.User = ua
 	return call, column{name: "EXPR$" + ast.Format(fc), typ: t}, nil
+}
+
+// UserAggregateCall binds a call of the aggregate function f, named name,
+// with the bound arguments args, as SQL binds it: the function as the
+// runtime calls it, the arguments cast to the declared types and the
+// result type. For package udftest.
+func UserAggregateCall(name string, f udf.AggregateFunction, args []expr.Expr) (jobgraph.UserAggregate, []expr.Expr, types.Type, error) {
+	return userAggregateCall(sqlerr.Pos{}, make([]sqlerr.Pos, len(args)), args, &userFunc{name: name, id: name, fn: f})
+}
+
+func userAggregateCall(pos sqlerr.Pos, argPos []sqlerr.Pos, args []expr.Expr, u *userFunc) (jobgraph.UserAggregate, []expr.Expr, types.Type, error) {
+	a := u.fn.(udf.AggregateFunction)
+	r, args, strict, err := resolveUserArgs(pos, argPos, args, u, []udf.OverloadArgs{a.ArgTypes()})
+	if err != nil {
+		return nil, nil, types.Type{}, err
+	}
+	ts := make([]types.Type, len(args))
+	for i, x := range args {
+		ts[i] = x.Type()
+	}
+	t, err := a.ResultType(r.Args, ts)
+	if err != nil {
+		return nil, nil, t, errAt(pos, sqlerr.TypeMismatch, "Function '%s' cannot be called with (%s): %v", u.name, typeList(ts), err)
+	}
+	return &userAggregate{name: u.name, fn: a, strict: strict, t: t}, args, t, nil
 }
 
 // userAggregate adapts a udf.AggregateFunction to the runtime: rows whose
