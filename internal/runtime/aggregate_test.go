@@ -249,7 +249,9 @@ func allAggCalls() []jobgraph.AggCall {
 	jarr.KeepNulls = true
 	dcoll := call(jobgraph.AggCollect, types.MultisetOf(types.Int).NonNull(), 1)
 	dcoll.Distinct = true
-	calls = append(calls, arr, jarr, dcoll)
+	user := call("TestSumCount", types.String.NonNull(), 1, 3)
+	user.User, user.KeepNulls = testUserAgg{}, true
+	calls = append(calls, arr, jarr, dcoll, user)
 	d := call(jobgraph.AggCount, types.BigInt.NonNull(), 3)
 	d.Distinct = true
 	fl := call(jobgraph.AggSum, types.Int, 1)
@@ -564,8 +566,56 @@ func TestAggregateMatchesBatch(t *testing.T) {
 	}
 }
 
+// testUserAgg is a user-defined aggregate for the tests: the sum of its
+// first argument and the count of non-NULL second arguments, rendered
+// "sum/count"; its accumulator is encoded as that text.
+type testUserAgg struct{}
+
+type testUserAcc struct{ sum, n int64 }
+
+func (testUserAgg) CreateAccumulator() (any, error) { return &testUserAcc{}, nil }
+
+func (testUserAgg) Accumulate(acc any, args []types.Value) error {
+	a := acc.(*testUserAcc)
+	a.sum += args[0].Int() // NULL reads as 0
+	if !args[1].IsNull() {
+		a.n++
+	}
+	return nil
+}
+
+func (testUserAgg) Retract(acc any, args []types.Value) error {
+	a := acc.(*testUserAcc)
+	a.sum -= args[0].Int()
+	if !args[1].IsNull() {
+		a.n--
+	}
+	return nil
+}
+
+func (testUserAgg) Value(acc any) (types.Value, error) {
+	a := acc.(*testUserAcc)
+	return types.NewString(fmt.Sprintf("%d/%d", a.sum, a.n)), nil
+}
+
+func (testUserAgg) EncodeAccumulator(acc any) ([]byte, error) {
+	a := acc.(*testUserAcc)
+	return fmt.Appendf(nil, "%d/%d", a.sum, a.n), nil
+}
+
+func (testUserAgg) DecodeAccumulator(b []byte) (any, error) {
+	a := &testUserAcc{}
+	_, err := fmt.Sscanf(string(b), "%d/%d", &a.sum, &a.n)
+	return a, err
+}
+
 // aggBatch computes call over rows directly.
 func aggBatch(c jobgraph.AggCall, rows [][]types.Value) types.Value {
+	s := &accState{}
+	fn, err := newAggFunc(&c, allAggSchema)
+	if err != nil {
+		panic(err)
+	}
 	var vals []types.Value
 	seen := map[string]bool{}
 	for _, row := range rows {
@@ -574,6 +624,12 @@ func aggBatch(c jobgraph.AggCall, rows [][]types.Value) types.Value {
 		}
 		if c.Func == jobgraph.AggCountStar {
 			vals = append(vals, types.Null)
+			continue
+		}
+		if c.User != nil {
+			if err := fn.add(s, []types.Value{row[c.Args[0]], row[c.Args[1]]}); err != nil {
+				panic(err)
+			}
 			continue
 		}
 		v := row[c.Args[0]]
@@ -589,10 +645,8 @@ func aggBatch(c jobgraph.AggCall, rows [][]types.Value) types.Value {
 		}
 		vals = append(vals, v)
 	}
-	s := &accState{}
-	fn, err := newAggFunc(&c, allAggSchema)
-	if err != nil {
-		panic(err)
+	if c.User != nil {
+		return fn.value(s)
 	}
 	switch c.Func {
 	case jobgraph.AggCountStar, jobgraph.AggCount:
