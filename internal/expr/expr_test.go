@@ -5,6 +5,7 @@ import (
 	"strconv"
 	"strings"
 	"testing"
+	"unicode/utf8"
 
 	"github.com/cockroachdb/datadriven"
 	"github.com/eddy-sql/eddy/internal/sqlerr"
@@ -355,6 +356,13 @@ func (env *testEnv) build(n sexpr) (Expr, error) {
 		return IsJSON(args[0], kind, false)
 	case "not-distinct":
 		return Binary("is not distinct from", args[0], args[1])
+	case "like-escape": // (like-escape s pattern 'c')
+		l, ok := args[2].(*litExpr)
+		if !ok {
+			return nil, fmt.Errorf("like-escape needs a literal escape")
+		}
+		esc, _ := utf8.DecodeRuneInString(l.v.Str())
+		return Like(args[0], args[1], false, esc)
 	}
 	op := head
 	if len(head) > 1 {

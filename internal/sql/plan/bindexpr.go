@@ -4,6 +4,7 @@ import (
 	"errors"
 	"strings"
 	"time"
+	"unicode/utf8"
 
 	"github.com/eddy-sql/eddy/internal/expr"
 	"github.com/eddy-sql/eddy/internal/sql/ast"
@@ -198,18 +199,16 @@ func bindExpr(e ast.Expr, sc *scope) (expr.Expr, error) {
 		if err != nil {
 			return nil, err
 		}
+		var esc rune
 		if n.Escape != nil {
-			// The matcher has '\' built in as the escape character.
-			if e, ok := n.Escape.(*ast.StringLit); !ok || e.Value != `\` {
-				return nil, errAt(n.Escape.Pos(), sqlerr.Unsupported, "ESCAPE %s is not supported", ast.Format(n.Escape)).
-					WithHint("only ESCAPE '\\' is supported; write the escape character as \\ in the pattern")
+			e, ok := n.Escape.(*ast.StringLit)
+			if !ok || utf8.RuneCountInString(e.Value) != 1 {
+				return nil, errAt(n.Escape.Pos(), sqlerr.InvalidArgument, "The escape of LIKE must be a single character, not %s", ast.Format(n.Escape)).
+					WithHint("write e.g. x LIKE 'a!_%%' ESCAPE '!'")
 			}
+			esc, _ = utf8.DecodeRuneInString(e.Value)
 		}
-		op := "LIKE"
-		if n.Not {
-			op = "NOT LIKE"
-		}
-		r, err := expr.Binary(op, x, p)
+		r, err := expr.Like(x, p, n.Not, esc)
 		return r, positioned(err, n.LikePos, sqlerr.TypeMismatch)
 	case *ast.Cast:
 		x, err := bindExpr(n.X, sc)
