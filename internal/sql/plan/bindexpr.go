@@ -258,7 +258,13 @@ func bindExpr(e ast.Expr, sc *scope) (expr.Expr, error) {
 			return nil, err
 		}
 		name := strings.ToUpper(n.Name.Last().Name)
-		r, err := expr.CallEnv(sc.exprEnv(), name, args...)
+		var env expr.Env
+		if b, ok := n.Resolved.(*builtinCall); ok && sc.env.Now == nil {
+			env = b.env // the statement clock, unless the scope has its own
+		} else {
+			env = sc.exprEnv()
+		}
+		r, err := expr.CallEnv(env, name, args...)
 		if err != nil {
 			return nil, positioned(err, n.Pos(), sqlerr.UnknownFunction)
 		}

@@ -36,10 +36,13 @@ type Planner struct {
 	// CREATE FUNCTION can bind; nil has none.
 	UDFs    *udf.Registry
 	Session *Session
-	// Now is the clock that stamps the creation time of 'datagen'
-	// tables; nil leaves it unset (generated times then count from the
-	// epoch).
+	// Now is the statement clock: it stamps the creation time of
+	// 'datagen' tables (nil leaves it unset: generated times then count
+	// from the epoch) and the current-time functions read it for each
+	// row (nil: they see the planning time).
 	Now func() time.Time
+	// env is the environment of built-in calls over Now.
+	env *builtinCall
 
 	required ptf.ChangelogMode
 	// ctes are the named queries of the WITH clauses in scope.

@@ -38,6 +38,9 @@ func (p *Planner) resolveUserCalls(q ast.Node) error {
 		}
 		fc.Resolved = nil
 		if len(fc.Name.Parts) == 1 && isBuiltinName(fc.Name.Last().Name) {
+			if p.Now != nil {
+				fc.Resolved = p.builtinEnv()
+			}
 			return true
 		}
 		var u *userFunc
@@ -54,6 +57,22 @@ func (p *Planner) resolveUserCalls(q ast.Node) error {
 		return err == nil
 	})
 	return err
+}
+
+// builtinCall is the binding of a built-in function call: the statement
+// environment it is built with.
+type builtinCall struct{ env expr.Env }
+
+// builtinEnv returns the environment of built-in calls: the planner's
+// clock, read at each evaluation, so the current-time functions
+// (CURRENT_TIMESTAMP, NOW(), LOCALTIMESTAMP, ...) see the time of each
+// row as in Flink's streaming mode.
+func (p *Planner) builtinEnv() *builtinCall {
+	if p.env == nil {
+		now := p.Now
+		p.env = &builtinCall{env: expr.Env{Now: func() int64 { return now().UnixNano() }}}
+	}
+	return p.env
 }
 
 // isBuiltinName reports whether name is a built-in scalar or aggregate
