@@ -31,7 +31,7 @@ import (
 //
 //   - GREATEST, LEAST: NULL when any argument is NULL in Flink; DuckDB skips NULLs.
 //   - CONCAT: NULL when any argument is NULL in Flink; DuckDB skips NULLs (|| is compared instead).
-//   - REGEXP_EXTRACT: NULL without a match in Flink; DuckDB returns ”. Regular expressions are
+//   - REGEXP_EXTRACT: NULL without a match in Flink; DuckDB returns an empty string. Regular expressions are
 //     Java's in Flink and RE2's in DuckDB anyway.
 //   - SPLIT_INDEX, STR_TO_MAP, PARSE_URL, DATE_FORMAT, TO_TIMESTAMP and the other temporal
 //     parsers: no DuckDB equivalent with the same format language (Java's SimpleDateFormat).
