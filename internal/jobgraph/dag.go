@@ -50,7 +50,8 @@ type Node struct {
 	UID    string
 	Inputs []Edge
 	// Op is the operator's spec: *Calc, *Aggregate, *Join, *Union,
-	// *PTF, *Normalize, *Values.
+	// *PTF, *Normalize, *Values, *Materialize, *OverAggregate, *Rank,
+	// *Deduplicate, *IntervalJoin, *TemporalJoin, *TemporalSort.
 	Op any
 	// Out is the schema of the rows the node emits.
 	Out *types.Schema
@@ -160,6 +161,8 @@ type UserAggregate interface {
 	Accumulate(acc any, args []types.Value) error
 	// Retract removes a row's arguments (-U, -D) from acc.
 	Retract(acc any, args []types.Value) error
+	// Merge adds the rows of other to acc (session windows).
+	Merge(acc, other any) error
 	// Value returns the result for acc.
 	Value(acc any) (types.Value, error)
 	// EncodeAccumulator and DecodeAccumulator convert acc to and from

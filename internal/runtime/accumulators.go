@@ -44,7 +44,7 @@ type accExt struct {
 	// hll is APPROX_COUNT_DISTINCT's sketch.
 	hll *hll
 	// user is the accumulator of a user-defined aggregate function.
-	user any
+	user *userAcc
 }
 
 func (s *accState) x() *accExt {
@@ -61,6 +61,9 @@ type aggFunc interface {
 	add(s *accState, args []types.Value) error
 	retract(s *accState, args []types.Value) error
 	value(s *accState) types.Value
+	// merge adds src's accumulated values to dst, as if dst had
+	// accumulated them after its own (session windows merging).
+	merge(dst, src *accState) error
 }
 
 // newAggFunc returns the logic of call over input rows of schema in.
@@ -135,6 +138,7 @@ type countFunc struct{}
 func (countFunc) add(s *accState, _ []types.Value) error     { s.n++; return nil }
 func (countFunc) retract(s *accState, _ []types.Value) error { s.n--; return nil }
 func (countFunc) value(s *accState) types.Value              { return types.NewInt(s.n) }
+func (countFunc) merge(dst, src *accState) error             { dst.n += src.n; return nil }
 
 // sumFunc is SUM, $SUM0 and AVG with result type t: integer sums wrap
 // like Java's long arithmetic and are narrowed to t; FLOAT sums add in
@@ -197,6 +201,31 @@ func (f sumFunc) step(s *accState, v types.Value, sign int64) error {
 			_, err = aggDecCtx.Sub(r, x.d, d)
 		}
 		if err != nil {
+			return fmt.Errorf("decimal sum: %w", err)
+		}
+		x.d = r
+	}
+	return nil
+}
+
+func (f sumFunc) merge(dst, src *accState) error {
+	dst.n += src.n
+	switch {
+	case f.t.IsInteger():
+		dst.i += src.i
+	case f.t.ID == types.TypeFloat && !f.avg:
+		dst.setFloat(float64(float32(dst.float()) + float32(src.float())))
+	case f.t.ID == types.TypeFloat || f.t.ID == types.TypeDouble:
+		dst.setFloat(dst.float() + src.float())
+	default:
+		if src.ext == nil || src.ext.d == nil {
+			return nil
+		}
+		x := dst.x()
+		r := new(apd.Decimal)
+		if x.d == nil {
+			r.Set(src.ext.d)
+		} else if _, err := aggDecCtx.Add(r, x.d, src.ext.d); err != nil {
 			return fmt.Errorf("decimal sum: %w", err)
 		}
 		x.d = r
@@ -289,6 +318,23 @@ func (f minMaxFunc) retract(s *accState, args []types.Value) error {
 	return nil
 }
 
+func (f minMaxFunc) merge(dst, src *accState) error {
+	if src.ext == nil {
+		return nil
+	}
+	x := dst.x()
+	for j, v := range src.ext.vals {
+		i, ok := f.find(x, v)
+		if ok {
+			x.cnts[i] += src.ext.cnts[j]
+			continue
+		}
+		x.vals = slices.Insert(x.vals, i, v)
+		x.cnts = slices.Insert(x.cnts, i, src.ext.cnts[j])
+	}
+	return nil
+}
+
 func (f minMaxFunc) value(s *accState) types.Value {
 	if s.ext == nil || len(s.ext.vals) == 0 {
 		return types.Null
@@ -326,6 +372,16 @@ func aggRemoveFirst(s *accState, v types.Value) {
 	}
 }
 
+// merge appends src's values after dst's: the merged order is dst's
+// arrival order, then src's.
+func (firstLastFunc) merge(dst, src *accState) error {
+	if src.ext != nil && len(src.ext.vals) > 0 {
+		x := dst.x()
+		x.vals = append(x.vals, src.ext.vals...)
+	}
+	return nil
+}
+
 func (f firstLastFunc) value(s *accState) types.Value {
 	if s.ext == nil || len(s.ext.vals) == 0 {
 		return types.Null
@@ -352,6 +408,18 @@ func (listAggFunc) add(s *accState, args []types.Value) error {
 
 func (listAggFunc) retract(s *accState, args []types.Value) error {
 	aggRemoveFirst(s, args[0])
+	return nil
+}
+
+func (listAggFunc) merge(dst, src *accState) error {
+	if src.ext == nil {
+		return nil
+	}
+	x := dst.x()
+	x.vals = append(x.vals, src.ext.vals...)
+	if !src.ext.sep.IsNull() {
+		x.sep = src.ext.sep
+	}
 	return nil
 }
 
@@ -394,6 +462,15 @@ func (varianceFunc) retract(s *accState, args []types.Value) error {
 	s.n--
 	s.setFloat(s.float() - v)
 	s.x().f2 -= v * v
+	return nil
+}
+
+func (varianceFunc) merge(dst, src *accState) error {
+	dst.n += src.n
+	dst.setFloat(dst.float() + src.float())
+	if src.ext != nil {
+		dst.x().f2 += src.ext.f2
+	}
 	return nil
 }
 
@@ -456,6 +533,12 @@ func (boolFunc) retract(s *accState, args []types.Value) error {
 	return nil
 }
 
+func (boolFunc) merge(dst, src *accState) error {
+	dst.n += src.n
+	dst.i += src.i
+	return nil
+}
+
 func (f boolFunc) value(s *accState) types.Value {
 	if s.n <= 0 {
 		return types.Null
@@ -482,7 +565,7 @@ const (
 	accHasDistinct
 )
 
-func appendAccState(dst []byte, s *accState, fn aggFunc) ([]byte, error) {
+func appendAccState(dst []byte, s *accState) []byte {
 	var flags byte
 	x := s.ext
 	if x == nil {
@@ -541,11 +624,11 @@ func appendAccState(dst []byte, s *accState, fn aggFunc) ([]byte, error) {
 		}
 	}
 	// The extension comes last.
-	dst, ext, err := appendAccExt(dst, x, fn)
+	dst, ext := appendAccExt(dst, x)
 	if ext {
 		dst[at] |= accHasExt
 	}
-	return dst, err
+	return dst
 }
 
 // The fields of the extension (accHasExt), in this order.
@@ -557,7 +640,7 @@ const (
 
 // appendAccExt appends the extension of x, if it has one, and reports
 // whether it did.
-func appendAccExt(dst []byte, x *accExt, fn aggFunc) ([]byte, bool, error) {
+func appendAccExt(dst []byte, x *accExt) ([]byte, bool) {
 	var flags uint64
 	if len(x.vals2) > 0 {
 		flags |= accExtVals2
@@ -569,7 +652,7 @@ func appendAccExt(dst []byte, x *accExt, fn aggFunc) ([]byte, bool, error) {
 		flags |= accExtUser
 	}
 	if flags == 0 {
-		return dst, false, nil
+		return dst, false
 	}
 	dst = binary.AppendUvarint(dst, flags)
 	if flags&accExtVals2 != 0 {
@@ -582,23 +665,17 @@ func appendAccExt(dst []byte, x *accExt, fn aggFunc) ([]byte, bool, error) {
 		dst = x.hll.append(dst)
 	}
 	if flags&accExtUser != 0 {
-		u, ok := fn.(*userAggFunc)
-		if !ok {
-			return dst, false, fmt.Errorf("encoding aggregate state: a user accumulator in a call of a built-in function")
-		}
-		b, err := u.encode(x.user)
-		if err != nil {
-			return dst, false, err
-		}
+		b := x.user.bytes()
 		dst = binary.AppendUvarint(dst, uint64(len(b)))
 		dst = append(dst, b...)
 	}
-	return dst, true, nil
+	return dst, true
 }
 
 var emptyExt accExt
 
-// accReader decodes what appendAccState wrote.
+// accReader decodes what appendAccState wrote (and the other operators'
+// state records: see row and done).
 type accReader struct {
 	b   []byte
 	err error
@@ -606,7 +683,7 @@ type accReader struct {
 
 func (r *accReader) fail(what string) {
 	if r.err == nil {
-		r.err = fmt.Errorf("decoding aggregate state: malformed %s", what)
+		r.err = fmt.Errorf("decoding state: malformed %s", what)
 	}
 }
 
@@ -646,14 +723,14 @@ func (r *accReader) value() types.Value {
 	}
 	v, n, err := types.DecodeValue(r.b)
 	if err != nil {
-		r.err = fmt.Errorf("decoding aggregate state: %w", err)
+		r.err = fmt.Errorf("decoding state: %w", err)
 		return types.Null
 	}
 	r.b = r.b[n:]
 	return v
 }
 
-func (r *accReader) accState(s *accState, fn aggFunc) {
+func (r *accReader) accState(s *accState) {
 	if len(r.b) == 0 {
 		r.fail("accumulator")
 		return
@@ -703,7 +780,7 @@ func (r *accReader) accState(s *accState, fn aggFunc) {
 		}
 	}
 	if flags&accHasExt != 0 {
-		r.accExt(x, fn)
+		r.accExt(x)
 	}
 }
 
@@ -718,7 +795,7 @@ func (r *accReader) values() []types.Value {
 }
 
 // accExt reads what appendAccExt wrote.
-func (r *accReader) accExt(x *accExt, fn aggFunc) {
+func (r *accReader) accExt(x *accExt) {
 	v, n := binary.Uvarint(r.b)
 	if n <= 0 || v&^(accExtVals2|accExtHLL|accExtUser) != 0 {
 		r.fail("accumulator extension")
@@ -741,18 +818,8 @@ func (r *accReader) accExt(x *accExt, fn aggFunc) {
 		if r.err != nil {
 			return
 		}
-		b := r.b[:l]
+		// Decoded by the function when it first uses it.
+		x.user = &userAcc{raw: slices.Clone(r.b[:l])}
 		r.b = r.b[l:]
-		u, ok := fn.(*userAggFunc)
-		if !ok {
-			r.fail("accumulator (a user accumulator for a built-in function)")
-			return
-		}
-		acc, err := u.decode(b)
-		if err != nil {
-			r.err = err
-			return
-		}
-		x.user = acc
 	}
 }

@@ -45,6 +45,18 @@ func (arrayAggFunc) retract(s *accState, args []types.Value) error {
 	return nil
 }
 
+// merge appends src's elements after dst's.
+func (arrayAggFunc) merge(dst, src *accState) error { return appendVals(dst, src) }
+
+// appendVals appends src's ext.vals to dst's.
+func appendVals(dst, src *accState) error {
+	if src.ext != nil && len(src.ext.vals) > 0 {
+		x := dst.x()
+		x.vals = append(x.vals, src.ext.vals...)
+	}
+	return nil
+}
+
 func (arrayAggFunc) value(s *accState) types.Value {
 	if s.ext == nil || len(s.ext.vals) == 0 {
 		return types.Null
@@ -77,6 +89,9 @@ func (jsonArrayAggFunc) retract(s *accState, args []types.Value) error {
 	aggRemoveFirst(s, v)
 	return nil
 }
+
+// merge appends src's items after dst's.
+func (jsonArrayAggFunc) merge(dst, src *accState) error { return appendVals(dst, src) }
 
 func (jsonArrayAggFunc) value(s *accState) types.Value {
 	b := []byte{'['}
@@ -126,6 +141,25 @@ func (f jsonObjectAggFunc) retract(s *accState, args []types.Value) error {
 	if found && types.Equal(x.vals2[i], v) {
 		x.vals = slices.Delete(x.vals, i, i+1)
 		x.vals2 = slices.Delete(x.vals2, i, i+1)
+	}
+	return nil
+}
+
+// merge adds src's members to dst's; a key of both fails, as Flink's
+// merge does.
+func (f jsonObjectAggFunc) merge(dst, src *accState) error {
+	if src.ext == nil {
+		return nil
+	}
+	for i, k := range src.ext.vals {
+		v := src.ext.vals2[i]
+		if v.IsNull() && f.absent {
+			continue
+		}
+		// add without the ABSENT check: src kept only what it accepted.
+		if err := (jsonObjectAggFunc{}).add(dst, []types.Value{k, v}); err != nil {
+			return err
+		}
 	}
 	return nil
 }

@@ -18,9 +18,8 @@ import (
 // by the encoded key values): dirty groups are written at Flush, and past
 // MaxKeys clean groups are evicted down to half.
 type aggregateOp struct {
-	keys    []int
-	calls   []aggCall
-	hasUser bool // a call of a user-defined function
+	keys []int
+	aggCalls
 	ns      string
 	kv      KV
 	out     Output
@@ -41,24 +40,11 @@ type aggregateOp struct {
 	// Scratch buffers reused across rows.
 	keyVals []types.Value
 	keyBuf  []byte
-	args    []types.Value
-	distKey []byte
 	enc     []byte
 	// slab hands out the value slices of emitted rows, allocated in
 	// chunks; a slice once emitted is never reused.
 	slab    []types.Value
 	slabPos int
-}
-
-// aggCall is one call of the aggregate, compiled.
-type aggCall struct {
-	fn       aggFunc
-	args     []int
-	distinct bool
-	filter   int
-	// star is set for COUNT(*) and calls with KeepNulls: the function
-	// sees rows whose arguments are NULL.
-	star bool
 }
 
 // aggGroup is the state of one group key. count == 0 means the group has
@@ -112,23 +98,11 @@ func newAggregateOp(spec *jobgraph.Aggregate, in *types.Schema, oc OpContext) (*
 			return nil, fmt.Errorf("aggregate: key column %d out of range", k)
 		}
 	}
-	for i := range spec.Calls {
-		c := &spec.Calls[i]
-		fn, err := newAggFunc(c, in)
-		if err != nil {
-			return nil, err
-		}
-		if c.Filter >= in.Len() {
-			return nil, fmt.Errorf("aggregate %s: filter column %d out of range", c.Func, c.Filter)
-		}
-		filter := c.Filter
-		if filter < 0 {
-			filter = -1
-		}
-		op.calls = append(op.calls, aggCall{fn: fn, args: c.Args, distinct: c.Distinct, filter: filter,
-			star: c.Func == jobgraph.AggCountStar || c.KeepNulls})
-		op.hasUser = op.hasUser || c.User != nil
+	calls, err := newAggCalls(spec.Calls, in)
+	if err != nil {
+		return nil, err
 	}
+	op.aggCalls = calls
 	return op, nil
 }
 
@@ -153,11 +127,11 @@ func (op *aggregateOp) Process(_ int, row types.Row) error {
 	width := len(op.keys) + len(op.calls)
 	var prev []types.Value
 	if !first {
-		prev = op.appendResults(op.alloc(width)[:len(op.keys)], g)
-		op.fillKeys(prev, row)
-		if err := op.valueErr(); err != nil {
+		var err error
+		if prev, err = op.appendResults(op.alloc(width)[:len(op.keys)], g); err != nil {
 			return err
 		}
+		op.fillKeys(prev, row)
 	}
 	if retract {
 		g.count--
@@ -176,11 +150,11 @@ func (op *aggregateOp) Process(_ int, row types.Row) error {
 		}
 		return op.out.Emit(types.Row{Kind: types.Delete, Values: prev})
 	}
-	cur := op.appendResults(op.alloc(width)[:len(op.keys)], g)
-	op.fillKeys(cur, row)
-	if err := op.valueErr(); err != nil {
+	cur, err := op.appendResults(op.alloc(width)[:len(op.keys)], g)
+	if err != nil {
 		return err
 	}
+	op.fillKeys(cur, row)
 	if first {
 		return op.out.Emit(types.Row{Kind: types.Insert, Values: cur})
 	}
@@ -213,10 +187,7 @@ func (op *aggregateOp) Flush() error {
 			op.remove(g)
 			continue
 		}
-		var err error
-		if op.enc, err = op.appendGroup(op.enc[:0], g); err != nil {
-			return fmt.Errorf("aggregate: %w", err)
-		}
+		op.enc = op.appendGroup(op.enc[:0], g)
 		if err := op.kv.Put(op.ns, aggStateName, g.key(), op.enc); err != nil {
 			return fmt.Errorf("aggregate: %w", err)
 		}
@@ -318,93 +289,15 @@ func (op *aggregateOp) markDirty(g *aggGroup) {
 
 // accumulate adds (or retracts) row to every call's accumulator.
 func (op *aggregateOp) accumulate(g *aggGroup, row types.Row, retract bool) error {
-	for i := range op.calls {
-		c := &op.calls[i]
-		if c.filter >= 0 {
-			if f := row.Values[c.filter]; f.Kind() != types.KindBool || !f.Bool() {
-				continue
-			}
-		}
-		args := op.args[:0]
-		null := false
-		for _, a := range c.args {
-			v := row.Values[a]
-			null = null || v.IsNull()
-			args = append(args, v)
-		}
-		op.args = args
-		if null && !c.star {
-			continue
-		}
-		s := &g.accs[i]
-		if c.distinct && !op.distinctStep(s, args, retract) {
-			continue
-		}
-		var err error
-		if retract {
-			err = c.fn.retract(s, args)
-		} else {
-			err = c.fn.add(s, args)
-		}
-		if err != nil {
-			return fmt.Errorf("aggregate: %w", err)
-		}
-	}
-	return nil
-}
-
-// distinctStep counts args in the call's distinct set and reports whether
-// the inner function sees the row: when the count goes 0->1 (add) or
-// 1->0 (retract). Retracting a value not in the set is ignored.
-func (op *aggregateOp) distinctStep(s *accState, args []types.Value, retract bool) bool {
-	op.distKey = op.distKey[:0]
-	for _, v := range args {
-		op.distKey = types.AppendValue(op.distKey, v)
-	}
-	x := s.x()
-	n := x.distinct[string(op.distKey)]
-	switch {
-	case !retract && n == 0:
-		if x.distinct == nil {
-			x.distinct = map[string]int64{}
-		}
-		x.distinct[string(op.distKey)] = 1
-		return true
-	case !retract:
-		x.distinct[string(op.distKey)] = n + 1
-		return false
-	case n == 0:
-		return false
-	case n == 1:
-		delete(x.distinct, string(op.distKey))
-		return true
-	}
-	x.distinct[string(op.distKey)] = n - 1
-	return false
-}
-
-// valueErr returns the error of a user-defined function's Value in the
-// last appendResults, if any.
-func (op *aggregateOp) valueErr() error {
-	if !op.hasUser {
-		return nil
-	}
-	for i := range op.calls {
-		if u, ok := op.calls[i].fn.(*userAggFunc); ok {
-			if err := u.takeErr(); err != nil {
-				return err
-			}
-		}
+	if err := op.step(g.accs, row.Values, retract); err != nil {
+		return fmt.Errorf("aggregate: %w", err)
 	}
 	return nil
 }
 
 // appendResults appends the value of every call of g to dst.
-func (op *aggregateOp) appendResults(dst []types.Value, g *aggGroup) []types.Value {
-	for i := range op.calls {
-		dst = append(dst, op.calls[i].fn.value(&g.accs[i]))
-	}
-	return dst
+func (op *aggregateOp) appendResults(dst []types.Value, g *aggGroup) ([]types.Value, error) {
+	return op.appendValues(dst, g.accs)
 }
 
 func (op *aggregateOp) fillKeys(dst []types.Value, row types.Row) {
@@ -429,16 +322,13 @@ func (op *aggregateOp) alloc(n int) []types.Value {
 func (op *aggregateOp) free(n int) { op.slabPos = max(op.slabPos-n, 0) }
 
 // appendGroup encodes g: its row count, its stamp, then each accumulator.
-func (op *aggregateOp) appendGroup(dst []byte, g *aggGroup) ([]byte, error) {
+func (op *aggregateOp) appendGroup(dst []byte, g *aggGroup) []byte {
 	dst = binary.AppendVarint(dst, g.count)
 	dst = binary.AppendVarint(dst, g.stamp)
 	for i := range g.accs {
-		var err error
-		if dst, err = appendAccState(dst, &g.accs[i], op.calls[i].fn); err != nil {
-			return dst, err
-		}
+		dst = appendAccState(dst, &g.accs[i])
 	}
-	return dst, nil
+	return dst
 }
 
 func (op *aggregateOp) decodeGroup(b []byte, g *aggGroup) error {
@@ -446,7 +336,7 @@ func (op *aggregateOp) decodeGroup(b []byte, g *aggGroup) error {
 	g.count = r.varint()
 	g.stamp = r.varint()
 	for i := range g.accs {
-		r.accState(&g.accs[i], op.calls[i].fn)
+		r.accState(&g.accs[i])
 	}
 	if r.err == nil && len(r.b) != 0 {
 		r.fail("group (trailing bytes)")

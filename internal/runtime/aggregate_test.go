@@ -593,6 +593,12 @@ func (testUserAgg) Retract(acc any, args []types.Value) error {
 	return nil
 }
 
+func (testUserAgg) Merge(acc, other any) error {
+	a, o := acc.(*testUserAcc), other.(*testUserAcc)
+	a.sum, a.n = a.sum+o.sum, a.n+o.n
+	return nil
+}
+
 func (testUserAgg) Value(acc any) (types.Value, error) {
 	a := acc.(*testUserAcc)
 	return types.NewString(fmt.Sprintf("%d/%d", a.sum, a.n)), nil
@@ -633,7 +639,7 @@ func aggBatch(c jobgraph.AggCall, rows [][]types.Value) types.Value {
 			continue
 		}
 		v := row[c.Args[0]]
-		if v.IsNull() {
+		if v.IsNull() && !c.KeepNulls {
 			continue
 		}
 		if c.Distinct {

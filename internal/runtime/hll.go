@@ -133,6 +133,27 @@ func hllTau(x float64) float64 {
 	}
 }
 
+// merge adds the values of o to h (the union of the two sets).
+func (h *hll) merge(o *hll) {
+	if o.regs == nil {
+		for _, x := range o.hashes {
+			h.add(x)
+		}
+		return
+	}
+	if h.regs == nil {
+		old := h.hashes
+		h.regs, h.hashes = slices.Clone(o.regs), nil
+		for _, x := range old {
+			h.set(x)
+		}
+		return
+	}
+	for i, r := range o.regs {
+		h.regs[i] = max(h.regs[i], r)
+	}
+}
+
 // append encodes the sketch: 0, the hash count and the hashes (8 bytes
 // each, little-endian); or 1 and the registers.
 func (h *hll) append(dst []byte) []byte {
@@ -189,6 +210,18 @@ func (approxCountDistinctFunc) add(s *accState, args []types.Value) error {
 
 func (approxCountDistinctFunc) retract(*accState, []types.Value) error {
 	return errors.New("APPROX_COUNT_DISTINCT cannot retract a row: a HyperLogLog sketch cannot forget a value; use COUNT(DISTINCT x) over an updating input")
+}
+
+func (approxCountDistinctFunc) merge(dst, src *accState) error {
+	if src.ext == nil || src.ext.hll == nil {
+		return nil
+	}
+	x := dst.x()
+	if x.hll == nil {
+		x.hll = &hll{}
+	}
+	x.hll.merge(src.ext.hll)
+	return nil
 }
 
 func (approxCountDistinctFunc) value(s *accState) types.Value {

@@ -30,13 +30,34 @@ func (u *userAggFunc) guard(what string, f func() error) (err error) {
 	return nil
 }
 
-func (u *userAggFunc) acc(s *accState) (any, error) {
+// userAcc is a user-defined aggregate's accumulator in an accState:
+// the function's value (acc) with its encoding (enc), re-encoded after
+// every change so that encoding for state never fails; or, restored from
+// state and until the function first uses it, the stored bytes (raw).
+type userAcc struct {
+	acc any
+	enc []byte
+	raw []byte
+}
+
+// bytes returns the encoding to store.
+func (a *userAcc) bytes() []byte {
+	if a.acc == nil {
+		return a.raw
+	}
+	return a.enc
+}
+
+// acc returns the accumulator of s: new, decoded, or the one in use.
+func (u *userAggFunc) acc(s *accState) (*userAcc, error) {
 	x := s.x()
-	if x.user == nil {
+	switch {
+	case x.user == nil:
+		a := &userAcc{}
 		err := u.guard("CreateAccumulator", func() error {
 			var err error
-			x.user, err = u.fn.CreateAccumulator()
-			if err == nil && x.user == nil {
+			a.acc, err = u.fn.CreateAccumulator()
+			if err == nil && a.acc == nil {
 				err = fmt.Errorf("it returned a nil accumulator")
 			}
 			return err
@@ -44,24 +65,66 @@ func (u *userAggFunc) acc(s *accState) (any, error) {
 		if err != nil {
 			return nil, err
 		}
+		if err := u.encode(a); err != nil {
+			return nil, err
+		}
+		x.user = a
+	case x.user.acc == nil:
+		err := u.guard("DecodeAccumulator", func() error {
+			var err error
+			x.user.acc, err = u.fn.DecodeAccumulator(x.user.raw)
+			if err == nil && x.user.acc == nil {
+				err = fmt.Errorf("it returned a nil accumulator")
+			}
+			return err
+		})
+		if err != nil {
+			return nil, err
+		}
+		x.user.enc, x.user.raw = x.user.raw, nil
 	}
 	return x.user, nil
 }
 
-func (u *userAggFunc) add(s *accState, args []types.Value) error {
-	acc, err := u.acc(s)
+// encode stores a's current encoding.
+func (u *userAggFunc) encode(a *userAcc) error {
+	return u.guard("EncodeAccumulator", func() error {
+		b, err := u.fn.EncodeAccumulator(a.acc)
+		a.enc = b
+		return err
+	})
+}
+
+// change runs f on the accumulator of s, then re-encodes it.
+func (u *userAggFunc) change(s *accState, what string, f func(acc any) error) error {
+	a, err := u.acc(s)
 	if err != nil {
 		return err
 	}
-	return u.guard("Accumulate", func() error { return u.fn.Accumulate(acc, args) })
+	if err := u.guard(what, func() error { return f(a.acc) }); err != nil {
+		return err
+	}
+	return u.encode(a)
+}
+
+func (u *userAggFunc) add(s *accState, args []types.Value) error {
+	return u.change(s, "Accumulate", func(acc any) error { return u.fn.Accumulate(acc, args) })
 }
 
 func (u *userAggFunc) retract(s *accState, args []types.Value) error {
-	acc, err := u.acc(s)
+	return u.change(s, "Retract", func(acc any) error { return u.fn.Retract(acc, args) })
+}
+
+// merge merges src's accumulator into dst's (the function's Merge).
+func (u *userAggFunc) merge(dst, src *accState) error {
+	if src.ext == nil || src.ext.user == nil {
+		return nil
+	}
+	other, err := u.acc(src)
 	if err != nil {
 		return err
 	}
-	return u.guard("Retract", func() error { return u.fn.Retract(acc, args) })
+	return u.change(dst, "Merge", func(acc any) error { return u.fn.Merge(acc, other.acc) })
 }
 
 func (u *userAggFunc) value(s *accState) types.Value {
@@ -73,33 +136,13 @@ func (u *userAggFunc) value(s *accState) types.Value {
 	var v types.Value
 	if err := u.guard("Value", func() error {
 		var err error
-		v, err = u.fn.Value(acc)
+		v, err = u.fn.Value(acc.acc)
 		return err
 	}); err != nil {
 		u.err = err
 		return types.Null
 	}
 	return v
-}
-
-func (u *userAggFunc) encode(acc any) ([]byte, error) {
-	var b []byte
-	err := u.guard("EncodeAccumulator", func() error {
-		var err error
-		b, err = u.fn.EncodeAccumulator(acc)
-		return err
-	})
-	return b, err
-}
-
-func (u *userAggFunc) decode(b []byte) (any, error) {
-	var acc any
-	err := u.guard("DecodeAccumulator", func() error {
-		var err error
-		acc, err = u.fn.DecodeAccumulator(b)
-		return err
-	})
-	return acc, err
 }
 
 // takeErr returns and clears the error of the last value call.

@@ -338,6 +338,10 @@ func (a *userAggregate) Retract(acc any, args []types.Value) error {
 	return a.fn.RetractAny(udfContext, acc, args)
 }
 
+func (a *userAggregate) Merge(acc, other any) error {
+	return a.fn.MergeAny(udfContext, acc, other)
+}
+
 func (a *userAggregate) Value(acc any) (types.Value, error) {
 	v, err := a.fn.ValueAny(udfContext, acc)
 	if err != nil {
