@@ -64,3 +64,22 @@ func BenchmarkHLLAdd(b *testing.B) {
 		i++
 	}
 }
+
+// TestHLLMerge: merging the sketches of two parts of a set gives the
+// sketch of the whole, in every combination of exact and dense phases.
+func TestHLLMerge(t *testing.T) {
+	for _, sizes := range [][2]int{{10, 20}, {100, hllSparseMax}, {hllSparseMax + 5, 50}, {30_000, 20_000}, {0, 5}} {
+		whole, a, b := &hll{}, &hll{}, &hll{}
+		for i := range sizes[0] + sizes[1] {
+			h := hashValue(types.NewInt(int64(i % ((sizes[0]+sizes[1])*3/4 + 1)))) // the parts overlap
+			whole.add(h)
+			if i < sizes[0] {
+				a.add(h)
+			} else {
+				b.add(h)
+			}
+		}
+		a.merge(b)
+		require.Equal(t, whole.count(), a.count(), "%v", sizes)
+	}
+}
