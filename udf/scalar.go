@@ -45,7 +45,8 @@ type Overload struct {
 	// functions whose result type follows their input (type inference).
 	Infer func(args []types.Type) (types.Type, error)
 	// Eval computes the result from the argument values, cast to the
-	// declared types. A returned error fails the statement.
+	// declared types; the slice is valid only during the call. A returned
+	// error fails the statement.
 	Eval func(ctx context.Context, args []types.Value) (types.Value, error)
 
 	// Set by the typed helpers: which Go parameters cannot hold NULL, and

@@ -45,8 +45,8 @@ type TableOverload struct {
 	Args []string
 	// Variadic lets the last argument repeat zero or more times.
 	Variadic bool
-	// Eval emits the rows of one call through out. A returned error fails
-	// the statement.
+	// Eval emits the rows of one call through out; args is valid only
+	// during the call. A returned error fails the statement.
 	Eval func(ctx context.Context, out *Collector, args []types.Value) error
 
 	goNotNull []bool

@@ -3,6 +3,7 @@ package expr
 import (
 	"errors"
 	"fmt"
+	"sync"
 
 	"github.com/eddy-sql/eddy/internal/sqlerr"
 	"github.com/eddy-sql/eddy/types"
@@ -10,8 +11,9 @@ import (
 
 // ExternalFunc is the implementation of a function defined outside this
 // package (a user-defined scalar function): it gets the evaluated
-// arguments and returns the result, which must be a value of the call's
-// type (NULL allowed only for a nullable type).
+// arguments, a slice valid only during the call, and returns the result,
+// which must be a value of the call's type (NULL allowed only for a
+// nullable type).
 type ExternalFunc func(args []types.Value) (types.Value, error)
 
 // External returns a call of the function fn named name with arguments
@@ -33,7 +35,9 @@ func External(name string, args []Expr, strict []bool, t types.Type, fn External
 		return nil, fmt.Errorf("function %s has no implementation", name)
 	}
 	kind, known := kindOf(t.ID)
-	return &externalExpr{name: name, args: args, strict: strict, t: t, fn: fn, kind: kind, known: known}, nil
+	e := &externalExpr{name: name, args: args, strict: strict, t: t, fn: fn, kind: kind, known: known}
+	e.pool.New = func() any { s := make([]types.Value, len(args)); return &s }
+	return e, nil
 }
 
 type externalExpr struct {
@@ -44,13 +48,18 @@ type externalExpr struct {
 	fn     ExternalFunc
 	kind   types.Kind
 	known  bool
+	// pool holds argument slices, so that a call does not allocate (an
+	// expression may be evaluated by several goroutines).
+	pool sync.Pool
 }
 
 func (e *externalExpr) Type() types.Type { return e.t }
 func (e *externalExpr) String() string   { return e.name + "(" + joinExprs(e.args) + ")" }
 
 func (e *externalExpr) Eval(row []types.Value) (types.Value, error) {
-	vals := make([]types.Value, len(e.args))
+	p := e.pool.Get().(*[]types.Value)
+	defer e.pool.Put(p)
+	vals := *p
 	for i, a := range e.args {
 		v, err := a.Eval(row)
 		if err != nil {
