@@ -21,10 +21,11 @@ import (
 	"io"
 	"os"
 
+	"github.com/eddy-sql/eddy/client"
 	"github.com/eddy-sql/eddy/examples"
 	"github.com/eddy-sql/eddy/internal/cli"
 	"github.com/eddy-sql/eddy/internal/devkafka"
-	"github.com/eddy-sql/eddy/internal/engine"
+	"github.com/eddy-sql/eddy/internal/local"
 	"github.com/eddy-sql/eddy/internal/server"
 	"github.com/eddy-sql/eddy/ptf"
 	"github.com/eddy-sql/eddy/udf"
@@ -97,8 +98,17 @@ func Run(opts ...Option) int {
 	cliOpts := cli.Options{
 		Version: Version,
 		Stdin:   c.stdin, Stdout: c.stdout, Stderr: c.stderr,
+		// The shell's session: the engine with durable statements, and the
+		// data directory's socket (package local).
 		OpenEngine: func(ctx context.Context, dataDir string) (cli.Engine, error) {
-			return engine.Open(ctx, engine.Options{DataDir: dataDir, Registry: reg, UDFs: udfs})
+			return local.Open(ctx, local.Options{DataDir: dataDir, Registry: reg, UDFs: udfs, Command: "eddy sql", Stdout: c.stdout, Stderr: c.stderr})
+		},
+		OpenStatements: func(ctx context.Context, dataDir string) (*client.Client, func() error, error) {
+			s, err := local.Open(ctx, local.Options{DataDir: dataDir, Registry: reg, UDFs: udfs, Command: "eddy statement", Passive: true})
+			if err != nil {
+				return nil, nil, err
+			}
+			return s.Client(), s.Close, nil
 		},
 	}
 	cliOpts.Commands = append(server.Commands(server.CommandOptions{

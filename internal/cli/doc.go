@@ -29,11 +29,23 @@
 //
 //   - table (default): the changelog is materialized, by key when the
 //     stream has one (upsert) or as a multiset of rows, and the final table
-//     is printed; on a terminal the shell redraws it in place as it changes.
-//   - changelog, tableau: every change is printed with an op column (+I,
-//     -U, +U, -D).
+//     is printed.
+//   - changelog: every change is printed with an op column (+I, -U, +U,
+//     -D).
+//   - tableau: every change is printed as it comes.
 //
-// SHOW, DESCRIBE and EXPLAIN results print as plain tables.
+// On a terminal the table and changelog modes are full-screen views with
+// the Flink SQL client's keys (view.go, view_run.go). SHOW, DESCRIBE and
+// EXPLAIN results print as plain tables.
+//
+// # Background statements and other processes
+//
+// An engine may have a statements API (statementClienter): SHOW JOBS and
+// STOP JOB are answered over it (jobs.go). When Options.OpenEngine fails
+// with ErrDataDirInUse, eddy sql attaches to the process holding the data
+// directory through its socket (local.go) and runs as eddy sql --server
+// does; eddy statement --data-dir uses Options.OpenStatements or the
+// socket the same way (statement_local.go).
 //
 // # Adding commands
 //

@@ -36,6 +36,9 @@ type Result struct {
 // RowStream is a possibly unbounded stream of changes.
 type RowStream struct {
 	Schema *types.Schema
+	// Name is the statement whose results these are, on a server (the
+	// shell shows it); "" for the embedded engine's own queries.
+	Name string
 	// Key lists the positions of the primary or upsert key columns used to
 	// materialize the table result mode; empty means the whole row is the
 	// key (an insert-only or retract stream is materialized by counting).

@@ -75,8 +75,20 @@ func (l layout) table(b *strings.Builder, header []string, rows [][]string) {
 
 // writeTable writes a table fitted to its contents.
 func writeTable(w io.Writer, header []string, rows [][]string) error {
+	return writeTableMax(w, header, rows, 0)
+}
+
+// writeTableMax writes a table fitted to its contents, with columns at most
+// maxWidth wide (0: no limit); longer cells are cut with "...".
+func writeTableMax(w io.Writer, header []string, rows [][]string, maxWidth int) error {
 	var b strings.Builder
-	fitLayout(header, rows).table(&b, header, rows)
+	l := fitLayout(header, rows)
+	if maxWidth > 0 {
+		for i := range l.widths {
+			l.widths[i] = min(l.widths[i], max(maxWidth, 4))
+		}
+	}
+	l.table(&b, header, rows)
 	_, err := io.WriteString(w, b.String())
 	return err
 }

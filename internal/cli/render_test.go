@@ -109,7 +109,7 @@ func TestRender(t *testing.T) {
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			var b bytes.Buffer
-			require.NoError(t, printResult(ctx, &b, tc.res, tc.mode, false))
+			require.NoError(t, printResult(ctx, &b, tc.res, tc.mode, false, 0))
 			golden(t, tc.name, b.Bytes())
 		})
 	}

@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"io"
+	"strconv"
 	"strings"
 
 	"github.com/eddy-sql/eddy/types"
@@ -61,7 +62,7 @@ func closeStream(rs *RowStream) {
 // printResult prints a statement's result as a script does: the message,
 // then the rows, read to the end of the (bounded) stream. It closes the
 // stream.
-func printResult(ctx context.Context, w io.Writer, res *Result, mode resultMode, quiet bool) error {
+func printResult(ctx context.Context, w io.Writer, res *Result, mode resultMode, quiet bool, maxWidth int) error {
 	if res == nil {
 		return nil
 	}
@@ -75,19 +76,19 @@ func printResult(ctx context.Context, w io.Writer, res *Result, mode resultMode,
 	defer closeStream(rs)
 	switch {
 	case rs.Static:
-		return printStatic(ctx, w, rs)
+		return printStatic(ctx, w, rs, maxWidth)
 	case mode == resultTable:
 		m := newMaterializer(rs.Key)
 		if err := forEach(ctx, rs, m.Apply); err != nil {
 			return err
 		}
-		return printTable(w, rs.Schema, m.Rows(), "")
+		return printTableMax(w, rs.Schema, m.Rows(), "", maxWidth)
 	default:
 		var rows []types.Row
 		if err := forEach(ctx, rs, func(r types.Row) { rows = append(rows, r) }); err != nil {
 			return err
 		}
-		return printChangelog(w, rs.Schema, rows)
+		return printChangelogMax(w, rs.Schema, rows, maxWidth)
 	}
 }
 
@@ -110,7 +111,7 @@ func forEach(ctx context.Context, rs *RowStream, f func(types.Row)) error {
 
 // printStatic prints SHOW/DESCRIBE/EXPLAIN output. A single column whose
 // values span lines (an EXPLAIN plan) is printed as plain text.
-func printStatic(ctx context.Context, w io.Writer, rs *RowStream) error {
+func printStatic(ctx context.Context, w io.Writer, rs *RowStream, maxWidth int) error {
 	var rows [][]types.Value
 	if err := forEach(ctx, rs, func(r types.Row) { rows = append(rows, r.Values) }); err != nil {
 		return err
@@ -121,7 +122,7 @@ func printStatic(ctx context.Context, w io.Writer, rs *RowStream) error {
 		}
 		return nil
 	}
-	return printTable(w, rs.Schema, rows, "")
+	return printTableMax(w, rs.Schema, rows, "", maxWidth)
 }
 
 func isPlainText(s *types.Schema, rows [][]types.Value) bool {
@@ -139,6 +140,12 @@ func isPlainText(s *types.Schema, rows [][]types.Value) bool {
 // printTable prints rows without an op column and the "N rows in set"
 // footer, or "Empty set". prefix goes before the footer ("Query terminated, ").
 func printTable(w io.Writer, s *types.Schema, rows [][]types.Value, prefix string) error {
+	return printTableMax(w, s, rows, prefix, 0)
+}
+
+// printTableMax is printTable with columns at most maxWidth wide (0: no
+// limit).
+func printTableMax(w io.Writer, s *types.Schema, rows [][]types.Value, prefix string, maxWidth int) error {
 	if len(rows) == 0 {
 		_, err := fmt.Fprintln(w, prefix+"Empty set")
 		return err
@@ -147,7 +154,7 @@ func printTable(w io.Writer, s *types.Schema, rows [][]types.Value, prefix strin
 	for i, r := range rows {
 		cells[i] = formatRow(s, r)
 	}
-	if err := writeTable(w, schemaNames(s), cells); err != nil {
+	if err := writeTableMax(w, schemaNames(s), cells, maxWidth); err != nil {
 		return err
 	}
 	_, err := fmt.Fprintf(w, "%s%s in set\n", prefix, rowCount(len(rows)))
@@ -157,6 +164,12 @@ func printTable(w io.Writer, s *types.Schema, rows [][]types.Value, prefix strin
 // printChangelog prints every change with an op column and the "Received a
 // total of N rows" footer, or "Empty set".
 func printChangelog(w io.Writer, s *types.Schema, rows []types.Row) error {
+	return printChangelogMax(w, s, rows, 0)
+}
+
+// printChangelogMax is printChangelog with columns at most maxWidth wide
+// (0: no limit).
+func printChangelogMax(w io.Writer, s *types.Schema, rows []types.Row, maxWidth int) error {
 	if len(rows) == 0 {
 		_, err := fmt.Fprintln(w, "Empty set")
 		return err
@@ -165,7 +178,7 @@ func printChangelog(w io.Writer, s *types.Schema, rows []types.Row) error {
 	for i, r := range rows {
 		cells[i] = changeCells(s, r)
 	}
-	if err := writeTable(w, opHeader(s), cells); err != nil {
+	if err := writeTableMax(w, opHeader(s), cells, maxWidth); err != nil {
 		return err
 	}
 	_, err := fmt.Fprintf(w, "Received a total of %s\n", rowCount(len(rows)))
@@ -202,4 +215,32 @@ func formatRow(s *types.Schema, values []types.Value) []string {
 		out[i] = types.Format(v, s.Fields[i].Type)
 	}
 	return out
+}
+
+// MaxColumnWidthKey is the session key of the widest column the shell
+// prints, as in the Flink SQL client (default 30). Longer values are cut.
+// It applies to streamed results and the result view; tables fitted to
+// their rows (scripts, SHOW, DESCRIBE) are cut only when it is set.
+const MaxColumnWidthKey = "sql-client.display.max-column-width"
+
+// maxColumnWidthOf returns the session's max column width and whether it
+// was set; an unreadable value counts as not set.
+func maxColumnWidthOf(cfg map[string]string) (int, bool) {
+	if cfg == nil {
+		return maxColumnWidth, false
+	}
+	n, err := strconv.Atoi(strings.TrimSpace(cfg[MaxColumnWidthKey]))
+	if err != nil || n < 1 {
+		return maxColumnWidth, false
+	}
+	return n, true
+}
+
+// fittedMaxWidth is the column limit of fitted tables: the session's
+// max-column-width when set, none otherwise.
+func fittedMaxWidth(cfg map[string]string) int {
+	if n, set := maxColumnWidthOf(cfg); set {
+		return n
+	}
+	return 0
 }

@@ -9,6 +9,7 @@ import (
 	"os"
 	"runtime/debug"
 
+	"github.com/eddy-sql/eddy/client"
 	"github.com/spf13/cobra"
 )
 
@@ -34,6 +35,15 @@ type Options struct {
 	// that package cli does not import the engine. The engine is closed
 	// when the command ends.
 	OpenEngine func(ctx context.Context, dataDir string) (Engine, error)
+
+	// OpenStatements opens a data directory for `eddy statement …
+	// --data-dir` without running its statements: it returns an
+	// in-process client of the directory's statements API and the
+	// function that closes the directory. When another process holds the
+	// directory its error wraps ErrDataDirInUse, and the command attaches
+	// to that process through the directory's socket. Default: nil
+	// (--data-dir is refused).
+	OpenStatements func(ctx context.Context, dataDir string) (*client.Client, func() error, error)
 
 	// LookupEnv reads environment variables (EDDY_DATA_DIR, XDG_DATA_HOME,
 	// HOME, and the connection settings EDDY_CONFIG, EDDY_SERVER, …).

@@ -37,7 +37,7 @@ func (s *script) run(ctx context.Context, name, src string) error {
 		}
 		res, err := s.eng.Execute(ctx, st.Text, false)
 		if err == nil {
-			err = printResult(ctx, s.out, res, resultModeOf(s.eng.Config()), s.quiet)
+			err = printResult(ctx, s.out, res, resultModeOf(s.eng.Config()), s.quiet, fittedMaxWidth(s.eng.Config()))
 		}
 		if err != nil {
 			if ctx.Err() != nil {

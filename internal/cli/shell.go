@@ -27,6 +27,12 @@ type shell struct {
 	tty     bool
 	size    func() (width, height int)
 	version string
+	// kb is the terminal the result view reads keys from (raw mode);
+	// nil when stdin is not the terminal the shell draws on.
+	kb *os.File
+	// farewell returns what to say about the statements that run on
+	// when the shell ends ("" for nothing); nil: nothing.
+	farewell func() string
 }
 
 // run reads and executes entries until QUIT, the end of input, or a
@@ -39,7 +45,7 @@ func (s *shell) run(ctx context.Context) error {
 		input, err := s.in.Read(ctx)
 		if errors.Is(err, errInterrupted) {
 			if interrupted {
-				fmt.Fprintln(s.out, "Bye!")
+				s.bye()
 				return nil
 			}
 			interrupted = true
@@ -58,18 +64,32 @@ func (s *shell) run(ctx context.Context) error {
 			var quit bool
 			quit, interrupted = s.handle(ctx, input)
 			if quit && !s.terminated.Load() {
-				fmt.Fprintln(s.out, "Bye!")
+				s.bye()
 				return nil
 			}
 		}
 		if s.terminated.Load() {
+			s.notice()
 			fmt.Fprintln(s.out, "Terminated.")
 			return &ExitError{Code: 143}
 		}
 		if eof {
-			fmt.Fprintln(s.out, "Bye!")
+			s.bye()
 			return nil
 		}
+	}
+}
+
+// bye says what keeps running, and goodbye.
+func (s *shell) bye() {
+	s.notice()
+	fmt.Fprintln(s.out, "Bye!")
+}
+
+// notice prints the farewell notice.
+func (s *shell) notice() {
+	if s.farewell != nil {
+		fmt.Fprint(s.out, s.farewell())
 	}
 }
 
@@ -152,20 +172,30 @@ func (s *shell) execute(ctx context.Context, st Statement) (interrupted bool, er
 // display shows a result: messages and static results as in a script,
 // continuous results as they arrive.
 func (s *shell) display(ctx context.Context, res *Result) error {
+	cfg := s.eng.Config()
 	if res == nil || res.Rows == nil || res.Rows.Static {
-		return printResult(ctx, s.out, res, resultTable, false)
+		return printResult(ctx, s.out, res, resultTable, false, fittedMaxWidth(cfg))
 	}
 	if res.Message != "" {
 		fmt.Fprintln(s.out, infoLine(res.Message))
 	}
 	rs := res.Rows
 	defer closeStream(rs)
-	if resultModeOf(s.eng.Config()) == resultTable && s.tty {
+	mode := resultModeOf(cfg)
+	if s.kb != nil && s.tty && mode != resultTableau {
+		// Table and changelog modes on a terminal: the result view.
+		return s.runView(ctx, rs, mode)
+	}
+	if rs.Name != "" && s.tty {
+		fmt.Fprintf(s.out, "[INFO] Results of statement '%s':\n", rs.Name)
+	}
+	if mode == resultTable && s.tty {
 		return liveTable(ctx, &liveView{w: s.out, size: s.size}, rs)
 	}
-	// Changelog and tableau modes, and table mode when the output cannot
-	// be redrawn: print every change as it comes.
-	return streamChanges(ctx, s.out, rs, s.tty)
+	// Tableau mode, and the other modes when keys cannot be read: print
+	// every change as it comes.
+	width, _ := maxColumnWidthOf(cfg)
+	return streamChangesWidth(ctx, s.out, rs, s.tty, width)
 }
 
 // printError prints "[ERROR] LINE:COL: message", the line of the entry

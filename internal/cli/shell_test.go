@@ -242,3 +242,9 @@ func TestCaretPad(t *testing.T) {
 	require.True(t, ok)
 	require.Equal(t, "bc", line)
 }
+
+func TestDarkBackground(t *testing.T) {
+	for in, want := range map[string]bool{"": true, "15;0": true, "0;15": false, "0;default;15": false, "0;7": false, "7;8": true, "x": true} {
+		require.Equal(t, want, darkBackground(in), "COLORFGBG=%q", in)
+	}
+}

@@ -8,6 +8,7 @@ import (
 	"os"
 	"os/signal"
 	"path/filepath"
+	"strings"
 	"syscall"
 
 	"github.com/spf13/cobra"
@@ -71,12 +72,24 @@ the file name for -e) and exits with status 1. In a script every statement
 first waits until the statements started before it have caught up with the
 data written so far, and a SELECT prints a snapshot of its result.
 
-In the shell a SELECT runs continuously until Ctrl-C. How results are shown
-is set per session:
+In the shell a SELECT runs continuously until you leave it. How results are
+shown is set per session, as in Flink's SQL client:
 
-  SET 'sql-client.execution.result-mode' = 'table';      materialized table (default)
-  SET 'sql-client.execution.result-mode' = 'changelog';  every change with an op column
-  SET 'sql-client.execution.result-mode' = 'tableau';    same as changelog
+  SET 'sql-client.execution.result-mode' = 'table';      materialized table view (default)
+  SET 'sql-client.execution.result-mode' = 'changelog';  changelog view, an op column
+  SET 'sql-client.execution.result-mode' = 'tableau';    every change printed as it comes
+  SET 'sql-client.display.max-column-width' = '30';      widest column shown
+
+On a terminal the table and changelog modes are full-screen views with
+Flink's keys: Q quit, R refresh, +/- refresh interval, N/P/L/G pages, W/S
+select, A/D scroll, O open the row, M switch table/changelog.
+
+A continuous INSERT INTO ... SELECT or CREATE TABLE ... AS SELECT is a durable
+statement: it resumes whenever the data directory is opened again (eddy sql
+or eddy server). SHOW JOBS lists them, STOP JOB 'name' stops one, and eddy
+statement ... --data-dir DIR manages them. A second eddy sql on a data
+directory in use attaches to the process that holds it, through the
+directory's socket (DIR/eddy.sock, for the same user only). See docs/shell.md.
 
 The data directory holds the catalog, the tables, all state and the shell
 history. It is --data-dir if given, else $EDDY_DATA_DIR, else
@@ -197,6 +210,9 @@ func (c *sqlCommand) withEngine(ctx context.Context, dir string, f func(Engine) 
 		return errors.New("eddy sql: no engine is configured (Options.OpenEngine)")
 	}
 	eng, err := c.opts.OpenEngine(ctx, dir)
+	if errors.Is(err, ErrDataDirInUse) {
+		return c.attach(ctx, dir, err, f)
+	}
 	if err != nil {
 		return fmt.Errorf("opening data directory %s: %w", dir, err)
 	}
@@ -208,7 +224,22 @@ func (c *sqlCommand) withEngine(ctx context.Context, dir string, f func(Engine) 
 	return f(eng)
 }
 
-func (c *sqlCommand) runAll(ctx context.Context, eng Engine, dir string, scripts []source, interactive bool) error {
+func (c *sqlCommand) runAll(ctx context.Context, eng Engine, dir string, scripts []source, interactive bool) (err error) {
+	eng = withJobs(eng)
+	// What runs in the background: in the shell on its output, for a
+	// script on stderr (its output is its results).
+	notes := c.opts.Stderr
+	if interactive {
+		notes = c.opts.Stdout
+	}
+	var farewell func() string
+	if n, ok := eng.(noticer); ok {
+		fmt.Fprint(notes, n.OpenNotice())
+		farewell = n.ExitNotice
+		if !interactive {
+			defer func() { fmt.Fprint(notes, n.ExitNotice()) }()
+		}
+	}
 	sctx, stop := signal.NotifyContext(ctx, os.Interrupt) // Ctrl-C stops a script
 	for i, s := range scripts {
 		isInit := c.init != "" && i == 0
@@ -222,13 +253,33 @@ func (c *sqlCommand) runAll(ctx context.Context, eng Engine, dir string, scripts
 	if !interactive {
 		return nil
 	}
-	return c.shell(ctx, eng, dir)
+	return c.shell(ctx, eng, dir, farewell)
+}
+
+// attach runs f on the process that holds data directory dir, through
+// its socket, after saying so; openErr is why the directory could not be
+// opened.
+func (c *sqlCommand) attach(ctx context.Context, dir string, openErr error, f func(Engine) error) error {
+	cl, owner, err := dialLocal(ctx, dir, c.opts.Version)
+	if err != nil {
+		return fmt.Errorf("opening data directory %s: %w\n%v; stop the process that holds it, or run eddy sql with another --data-dir", dir, openErr, err)
+	}
+	w := c.opts.Stderr
+	if c.file == "" && !c.hasExecute {
+		w = c.opts.Stdout
+	}
+	fmt.Fprint(w, attachedMessage(owner, dir))
+	eng := newRemoteEngine(cl)
+	eng.where = "in " + ownerText(owner)
+	eng.manage = "--data-dir " + shellQuote(dir)
+	eng.tidy = true
+	return f(eng)
 }
 
 // shell runs the interactive shell: with line editing and a history file
 // when stdin and stdout are the process's terminal, reading plain lines
 // otherwise.
-func (c *sqlCommand) shell(ctx context.Context, eng Engine, dir string) error {
+func (c *sqlCommand) shell(ctx context.Context, eng Engine, dir string, farewell func() string) error {
 	inFd, inTTY := terminalFd(c.opts.Stdin)
 	outFd, outTTY := terminalFd(c.opts.Stdout)
 	// The shell owns SIGINT (cancel the query; twice at the prompt: exit)
@@ -240,8 +291,14 @@ func (c *sqlCommand) shell(ctx context.Context, eng Engine, dir string) error {
 	signal.Notify(interrupts, os.Interrupt, syscall.SIGTERM)
 	defer signal.Stop(interrupts)
 
+	// A terminal that says it is dumb gets plain line reading and results
+	// printed as they come: it cannot move the cursor.
+	capable := lineEditing(c.opts.LookupEnv)
 	var in inputReader
-	if inTTY && outTTY && inFd == os.Stdin.Fd() && outFd == os.Stdout.Fd() {
+	var kb *os.File
+	if inTTY && outTTY && capable && inFd == os.Stdin.Fd() && outFd == os.Stdout.Fd() {
+		kb = os.Stdin
+		quietTerminal(c.opts.LookupEnv)
 		hist := ""
 		if err := os.MkdirAll(dir, 0o755); err != nil {
 			c.opts.Logger.Warn("no shell history", "err", err)
@@ -258,9 +315,11 @@ func (c *sqlCommand) shell(ctx context.Context, eng Engine, dir string) error {
 		out:        c.opts.Stdout,
 		in:         in,
 		interrupts: interrupts,
-		tty:        outTTY,
+		tty:        outTTY && capable,
 		size:       func() (int, int) { return terminalSize(outFd) },
 		version:    c.opts.Version,
+		farewell:   farewell,
+		kb:         kb,
 	}
 	return sh.run(ctx)
 }
@@ -281,4 +340,15 @@ func terminalSize(fd uintptr) (int, int) {
 		return 80, 24
 	}
 	return w, h
+}
+
+// shellQuote quotes s for a copy-pasted shell command when needed.
+func shellQuote(s string) string {
+	if s != "" && strings.IndexFunc(s, func(r rune) bool {
+		return !(r == '/' || r == '.' || r == '-' || r == '_' || r == '~' || r == ':' || r == '=' || r == '+' || r == ',' ||
+			(r >= 'a' && r <= 'z') || (r >= 'A' && r <= 'Z') || (r >= '0' && r <= '9'))
+	}) < 0 {
+		return s
+	}
+	return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'"
 }

@@ -35,6 +35,10 @@ type statementCmd struct {
 	output   string
 	settings Settings
 	cl       *client.Client
+	// dataDir is --data-dir: the statements of a local data directory;
+	// closeLocal closes it after the command.
+	dataDir    string
+	closeLocal func() error
 }
 
 func newStatementCommand(opts Options) *cobra.Command {
@@ -45,6 +49,10 @@ func newStatementCommand(opts Options) *cobra.Command {
 		Long: `Create, list, inspect, stop, resume and delete statements on an Eddy server
 (eddy server). A statement is a named, durable SQL statement that runs on the
 server until it completes, fails, is stopped or is deleted.
+
+With --data-dir DIR instead of a server, the commands manage the statements
+of a local data directory (through the eddy sql or eddy server that holds
+it, if one does; see docs/shell.md).
 
 Every command exits with status 0 on success and 1 on any failure (not
 found, authentication failed, a different statement under the same name, a
@@ -71,6 +79,14 @@ pipeline. See docs/deploying.md.
 	pf := cmd.PersistentFlags()
 	s.conn.add(pf)
 	pf.StringVarP(&s.output, "output", "o", "human", "output `FORMAT`: human (also called table), json or yaml")
+	if opts.OpenStatements != nil {
+		pf.StringVar(&s.dataDir, "data-dir", "", "manage the statements of the local data `DIR`ectory instead of a server's (attaching to the eddy sql or eddy server that holds it, if any)")
+	}
+	defer func() {
+		for _, c := range cmd.Commands() {
+			s.closeAfter(c)
+		}
+	}()
 	cmd.AddCommand(
 		s.newCreateCommand(),
 		s.newListCommand(),
@@ -96,6 +112,9 @@ func (s *statementCmd) connect(cmd *cobra.Command) error {
 	default:
 		return s.failf("invalid output format %q: use human, json or yaml", s.output)
 	}
+	if s.dataDir != "" {
+		return s.connectLocal(cmd)
+	}
 	var err error
 	s.settings, err = ResolveSettings(SettingSources{
 		Flags:     s.conn.given(cmd.Flags()),
@@ -103,6 +122,9 @@ func (s *statementCmd) connect(cmd *cobra.Command) error {
 	})
 	if err != nil {
 		return s.failf("%v", err)
+	}
+	if s.settings.Server == "" && s.opts.OpenStatements != nil {
+		return s.failf("no server: give --server URL, server=URL in the properties file (--config FILE or $%s), or $%s; or --data-dir DIR for the statements of a local data directory", ConfigEnv, ServerEnv)
 	}
 	if s.cl, err = newClient(s.settings, s.opts.Version); err != nil {
 		return s.failf("%v", err)

@@ -3,6 +3,7 @@ package cli
 import (
 	"context"
 	"errors"
+	"fmt"
 	"iter"
 	"maps"
 	"regexp"
@@ -32,6 +33,47 @@ type remoteEngine struct {
 	// settle is how long a script waits for more rows of a SELECT that
 	// has not completed before it takes what came as the snapshot.
 	settle time.Duration
+	// where says where statements run ("on the server URL", "in eddy sql
+	// (pid 12)"); manage is the flag that reaches them from eddy statement
+	// ("--server URL", "--data-dir DIR").
+	where, manage string
+	// submitted are the background statements this shell created.
+	submitted []string
+	// tidy deletes every statement that is not a background job once
+	// its result is shown (a shell attached to a data directory's owner
+	// leaves behind only what the embedded shell would).
+	tidy bool
+}
+
+// StatementClient returns the client of the statements API: SHOW JOBS and
+// STOP JOB use it.
+func (e *remoteEngine) StatementClient() *client.Client { return e.cl }
+
+// OpenNotice says nothing: the attach message or the server's address was
+// printed already.
+func (e *remoteEngine) OpenNotice() string { return "" }
+
+// ExitNotice names the background statements this shell started that
+// still run, and how to stop them.
+func (e *remoteEngine) ExitNotice() string {
+	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+	defer cancel()
+	var running []string
+	for _, name := range e.submitted {
+		st, err := e.cl.GetStatement(ctx, name)
+		if err == nil && !st.Spec.Stopped && !st.Status.Phase.IsTerminal() {
+			running = append(running, name)
+		}
+	}
+	if len(running) == 0 {
+		return ""
+	}
+	what := "statements you started keep"
+	if len(running) == 1 {
+		what = "statement you started keeps"
+	}
+	return fmt.Sprintf("[INFO] %d %s running %s: %s\nStop one with STOP JOB '<name>', or with: eddy statement stop <name> %s\n",
+		len(running), what, e.where, strings.Join(running, ", "), e.manage)
 }
 
 // scriptSettle is how long a script waits for more rows of a SELECT that
@@ -105,8 +147,9 @@ func (e *remoteEngine) result(ctx context.Context, st *v1.Statement, interactive
 		if kind == "SELECT" {
 			return &Result{Message: "Statement '" + st.Name + "' is " + string(phase) + ": " + st.Status.Detail}, nil
 		}
+		e.submitted = append(e.submitted, st.Name)
 		return &Result{Message: "Submitted statement '" + st.Name + "': it runs in the background (" + string(phase) +
-			"). Manage it with: eddy statement describe|stop|delete " + st.Name}, nil
+			"). Manage it with: eddy statement describe|stop|delete " + st.Name + manageSuffix(e.manage)}, nil
 	}
 	schema := resultSchema(st.Status.Traits)
 	if phase == v1.Completed {
@@ -119,7 +162,7 @@ func (e *remoteEngine) result(ctx context.Context, st *v1.Statement, interactive
 			}
 			rows = append(rows, r)
 		}
-		if isStaticKind(kind) {
+		if isStaticKind(kind) || e.tidy {
 			e.forget(st.Name)
 		}
 		if len(rows) == 0 && !returnsRows(kind) {
@@ -143,7 +186,7 @@ func (e *remoteEngine) result(ctx context.Context, st *v1.Statement, interactive
 // script it ends once no row came for e.settle (the snapshot). Closing the
 // stream stops the statement unless its results were complete.
 func (e *remoteEngine) liveRows(st *v1.Statement, schema *types.Schema, interactive bool) *RowStream {
-	rs := &RowStream{Schema: schema, Key: upsertKey(st)}
+	rs := &RowStream{Schema: schema, Key: upsertKey(st), Name: st.Name}
 	var (
 		quiet    *time.Timer
 		cancel   context.CancelFunc
@@ -183,7 +226,10 @@ func (e *remoteEngine) liveRows(st *v1.Statement, schema *types.Schema, interact
 			cancel()
 			stopPull()
 		}
-		if !complete {
+		switch {
+		case e.tidy:
+			e.forget(st.Name)
+		case !complete:
 			e.stop(st.Name)
 		}
 	}
@@ -392,5 +438,16 @@ func (c *sqlCommand) withServer(ctx context.Context, f func(Engine) error) error
 	if _, _, err := sc.cl.ListStatements(ctx, client.Filter{}, 1, ""); err != nil {
 		return sc.fail(err, "")
 	}
-	return f(newRemoteEngine(sc.cl))
+	eng := newRemoteEngine(sc.cl)
+	eng.where = "on the server " + sc.settings.Server
+	eng.manage = "--server " + sc.settings.Server
+	return f(eng)
+}
+
+// manageSuffix is " FLAG" for a non-empty flag.
+func manageSuffix(flag string) string {
+	if flag == "" {
+		return ""
+	}
+	return " " + flag
 }

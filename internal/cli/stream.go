@@ -17,7 +17,11 @@ const maxColumnWidth = 30
 
 // typeWidth returns the column width the Flink SQL client reserves for a
 // type in streaming output, where widths are fixed before the first row.
-func typeWidth(t types.Type) int {
+func typeWidth(t types.Type) int { return typeWidthMax(t, maxColumnWidth) }
+
+// typeWidthMax is typeWidth with sql-client.display.max-column-width =
+// maxWidth: the width of types without a natural bound.
+func typeWidthMax(t types.Type, maxWidth int) int {
 	switch t.ID {
 	case types.TypeTinyInt:
 		return 4
@@ -38,11 +42,11 @@ func typeWidth(t types.Type) int {
 	case types.TypeTimestamp, types.TypeTimestampLTZ:
 		return clockWidth(19, t.Precision)
 	case types.TypeChar, types.TypeVarChar:
-		if t.Length > 0 && t.Length < maxColumnWidth {
+		if t.Length > 0 && t.Length < maxWidth {
 			return t.Length
 		}
 	}
-	return maxColumnWidth
+	return maxWidth
 }
 
 func clockWidth(base, precision int) int {
@@ -55,13 +59,13 @@ func clockWidth(base, precision int) int {
 // streamLayout is the layout of a changelog streamed as it arrives: an op
 // column and one column per field, each as wide as its name, its type's
 // width and "<NULL>".
-func streamLayout(s *types.Schema) layout {
+func streamLayout(s *types.Schema, maxWidth int) layout {
 	l := layout{widths: []int{2}}
 	if s == nil {
 		return l
 	}
 	for _, f := range s.Fields {
-		l.widths = append(l.widths, max(cellWidth(f.Name), typeWidth(f.Type), len("<NULL>")))
+		l.widths = append(l.widths, max(cellWidth(f.Name), min(typeWidthMax(f.Type, maxWidth), maxWidth), len("<NULL>")))
 	}
 	return l
 }
@@ -73,7 +77,13 @@ func streamLayout(s *types.Schema) layout {
 // prints "Empty set". On a terminal (tty) the end starts with a carriage
 // return, to write over the "^C" that the terminal echoed.
 func streamChanges(ctx context.Context, w io.Writer, rs *RowStream, tty bool) error {
-	l := streamLayout(rs.Schema)
+	return streamChangesWidth(ctx, w, rs, tty, maxColumnWidth)
+}
+
+// streamChangesWidth is streamChanges with columns at most maxWidth wide
+// (sql-client.display.max-column-width).
+func streamChangesWidth(ctx context.Context, w io.Writer, rs *RowStream, tty bool, maxWidth int) error {
+	l := streamLayout(rs.Schema, maxWidth)
 	n := 0
 	err := forEach(ctx, rs, func(r types.Row) {
 		var b strings.Builder

@@ -8,6 +8,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"log/slog"
 	"maps"
 	"os"
@@ -17,6 +18,8 @@ import (
 
 	"github.com/eddy-sql/eddy/internal/catalog"
 	"github.com/eddy-sql/eddy/internal/cli"
+	"github.com/eddy-sql/eddy/internal/connector"
+	"github.com/eddy-sql/eddy/internal/connector/builtin"
 	"github.com/eddy-sql/eddy/internal/connector/datagen"
 	"github.com/eddy-sql/eddy/internal/jobgraph"
 	"github.com/eddy-sql/eddy/internal/logstore"
@@ -43,18 +46,26 @@ type Options struct {
 	Logger *slog.Logger
 	// Clock supplies processing time. Default: the system clock.
 	Clock runtime.Clock
+	// Connectors holds the connectors tables may use. Default: the
+	// built-in ones (package connector/builtin).
+	Connectors *connector.Registry
+	// Stdout and Stderr are where 'print' tables print. Default: the
+	// process's standard output and error.
+	Stdout, Stderr io.Writer
 }
 
 // Engine is an embedded engine with one SQL session.
 type Engine struct {
-	db     *store.DB
-	logs   *logstore.Store
-	cat    *catalog.Catalog
-	reg    *ptf.Registry
-	udfs   *udf.Registry
-	sess   *plan.Session
-	env    runtime.Env
-	logger *slog.Logger
+	db   *store.DB
+	logs *logstore.Store
+	cat  *catalog.Catalog
+	reg  *ptf.Registry
+	udfs *udf.Registry
+	// connectors are the connector factories of tables.
+	connectors *connector.Registry
+	sess       *plan.Session
+	env        runtime.Env
+	logger     *slog.Logger
 
 	mu   sync.Mutex
 	jobs []*runtime.Job
@@ -64,6 +75,9 @@ type Engine struct {
 	// sessionJobs counts the writing jobs the session started (their
 	// labels).
 	sessionJobs int
+	// external returns jobs that scripts wait for besides the session's
+	// own (SyncAlso).
+	external func() []*runtime.Job
 
 	// runMu serialises Run, which executes with its own session; run holds
 	// the options of the statement being run.
@@ -97,6 +111,15 @@ func Open(ctx context.Context, opts Options) (*Engine, error) {
 	if opts.UDFs == nil {
 		opts.UDFs = udf.NewRegistry()
 	}
+	if opts.Connectors == nil {
+		opts.Connectors = builtin.Registry()
+	}
+	if opts.Stdout == nil {
+		opts.Stdout = os.Stdout
+	}
+	if opts.Stderr == nil {
+		opts.Stderr = os.Stderr
+	}
 	if opts.DataDir != "" {
 		if err := os.MkdirAll(opts.DataDir, 0o755); err != nil {
 			return nil, fmt.Errorf("creating data directory %s: %w", opts.DataDir, err)
@@ -117,9 +140,9 @@ func Open(ctx context.Context, opts Options) (*Engine, error) {
 		return nil, fmt.Errorf("opening catalog: %w", err)
 	}
 	e := &Engine{
-		db: db, logs: logs, cat: cat, reg: opts.Registry, udfs: opts.UDFs, logger: opts.Logger,
+		db: db, logs: logs, cat: cat, reg: opts.Registry, udfs: opts.UDFs, connectors: opts.Connectors, logger: opts.Logger,
 		sess: &plan.Session{Catalog: catalog.DefaultCatalog, Database: catalog.DefaultDatabase, Config: map[string]string{}},
-		env:  runtime.Env{DB: db, Logs: logs, Clock: opts.Clock, Logger: opts.Logger},
+		env:  runtime.Env{DB: db, Logs: logs, Clock: opts.Clock, Logger: opts.Logger, Stdout: opts.Stdout, Stderr: opts.Stderr},
 	}
 	if err := e.ensureExamples(); err != nil {
 		db.Close()
@@ -180,7 +203,8 @@ func exampleTable(et datagen.ExampleTable) *catalog.Table {
 }
 
 // checkWritable refuses statements that would change the read-only
-// examples catalog or write into a generated ('datagen') table.
+// examples catalog (writing into a source-only connector's table is
+// refused by the planner).
 func (e *Engine) checkWritable(stmt ast.Statement) error {
 	readOnly := func(pos sqlerr.Pos, what string) error {
 		return sqlerr.Newf(sqlerr.Unsupported, "The catalog '%s' is read-only: %s", datagen.ExamplesCatalog, what).At(pos).
@@ -217,16 +241,16 @@ func (e *Engine) checkWritable(stmt ast.Statement) error {
 		if t.Catalog == datagen.ExamplesCatalog {
 			return readOnly(s.Table.Pos(), "its tables cannot be written into")
 		}
-		if t.Connector() == datagen.Identifier {
-			return sqlerr.Newf(sqlerr.Unsupported, "Table '%s' uses the 'datagen' connector: its rows are generated, so it cannot be written into", t.Name).At(s.Table.Pos()).
-				WithHint("write into an Eddy log table (a table without 'connector') instead")
-		}
 	}
 	return nil
 }
 
 // Config returns the session configuration.
-func (e *Engine) Config() map[string]string { return e.sess.Config }
+func (e *Engine) Config() map[string]string {
+	e.runMu.Lock()
+	defer e.runMu.Unlock()
+	return e.sess.Config
+}
 
 // Close stops running jobs and closes the data directory.
 func (e *Engine) Close() error {
@@ -252,7 +276,7 @@ func (e *Engine) Close() error {
 }
 
 func (e *Engine) planner() *plan.Planner {
-	return &plan.Planner{Catalog: e.cat, Registry: e.reg, UDFs: e.udfs, Session: e.sess, Now: e.env.Clock.Now}
+	return &plan.Planner{Catalog: e.cat, Registry: e.reg, UDFs: e.udfs, Connectors: e.connectors, Session: e.sess, Now: e.env.Clock.Now}
 }
 
 func newID() string {
@@ -272,6 +296,11 @@ func (e *Engine) Execute(ctx context.Context, sql string, interactive bool) (*cl
 			return nil, err
 		}
 	}
+	// Run swaps the session for a statement's own; the statement manager
+	// may run one while the session executes (a client attached to a
+	// shell), so the two take turns.
+	e.runMu.Lock()
+	defer e.runMu.Unlock()
 	return e.execute(ctx, stmt, interactive)
 }
 
@@ -464,15 +493,22 @@ func (e *Engine) startJob(ctx context.Context, p *plan.QueryPlan, bounded bool, 
 func (e *Engine) syncJobs(ctx context.Context) error {
 	e.mu.Lock()
 	jobs := append([]*runtime.Job(nil), e.jobs...)
+	own := len(jobs)
+	external := e.external
 	e.mu.Unlock()
+	if external != nil {
+		jobs = append(jobs, external()...)
+	}
 	if len(jobs) == 0 {
 		return nil
 	}
 	for round := 0; round < 100; round++ {
 		before := e.totalRecords(jobs)
-		for _, j := range jobs {
+		for i, j := range jobs {
 			if err := j.Sync(ctx); err != nil {
-				e.dropFailed(j)
+				if i < own {
+					e.dropFailed(j)
+				}
 				return sqlerr.Newf(sqlerr.Runtime, "A running statement failed: %v", err).
 					WithHint("fix the statement and run it again; the failed job was stopped")
 			}

@@ -51,7 +51,9 @@ func (e *Engine) tableWriters(table string) []string {
 			return false
 		}
 	})
-	e.writers[table] = ws
+	if e.writers != nil { // nil until a job writes a table
+		e.writers[table] = ws
+	}
 	var out []string
 	for _, w := range ws {
 		if !slices.Contains(out, w.label) {

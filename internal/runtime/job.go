@@ -5,8 +5,10 @@ import (
 
 	"errors"
 	"fmt"
-	"github.com/eddy-sql/eddy/internal/connector"
+	"io"
 	"log/slog"
+
+	"github.com/eddy-sql/eddy/internal/connector"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -24,6 +26,9 @@ type Env struct {
 	Logs   *logstore.Store
 	Clock  Clock
 	Logger *slog.Logger
+	// Stdout and Stderr are the process's output streams, for connectors
+	// that print ('print'); nil: os.Stdout and os.Stderr.
+	Stdout, Stderr io.Writer
 }
 
 // Options configure one job.

@@ -211,6 +211,14 @@ func (c *serverCommand) run(ctx context.Context, stderr io.Writer) error {
 	if !c.insecureNoAuth && !isLoopback(ln.Addr()) {
 		logger.Warn("serving plain HTTP on a non-loopback address: API secrets cross the network unencrypted; put a TLS proxy in front", "addr", ln.Addr().String())
 	}
+	// Other eddy processes of this user (eddy sql, eddy statement --data-dir)
+	// attach through the data directory's socket (socket.go).
+	if sock, err := srv.ServeSocket(v1.SocketPath(dir), LocalOwner("eddy server", dir, ln.Addr().String())); err != nil {
+		logger.Warn("not serving the data directory's socket: eddy sql and eddy statement --data-dir cannot attach to this server", "err", err)
+	} else {
+		defer sock.Close()
+		logger.Info("serving the data directory's socket to this user", "socket", sock.Path())
+	}
 	logger.Info("serving the REST API", "addr", ln.Addr().String(), "auth", !c.insecureNoAuth)
 	served := make(chan error, 1)
 	go func() { served <- hs.Serve(ln) }()

@@ -59,6 +59,11 @@ type Options struct {
 	// ResultCapacity is how many result rows a SELECT statement keeps.
 	// Default: 10000.
 	ResultCapacity int
+	// NoRestart loads the statements without starting those that were
+	// running: they keep their phase and run again at the next Open
+	// without it (or when resumed). `eddy statement … --data-dir` uses it
+	// to inspect and change statements without running them.
+	NoRestart bool
 }
 
 // Manager owns every statement of a data directory. It is safe for
@@ -174,6 +179,9 @@ func Open(opts Options) (*Manager, error) {
 	}
 	m.mu.Lock()
 	defer m.mu.Unlock()
+	if opts.NoRestart {
+		restart = nil
+	}
 	for _, e := range restart {
 		m.logger.Debug("restarting statement after restart", "statement", e.st.Name)
 		m.start(e, true)

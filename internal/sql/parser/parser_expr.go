@@ -575,7 +575,11 @@ func (p *parser) timeUnit() *ast.TimeUnitArg {
 func (p *parser) specialCall(f *ast.FuncCall, fn string) bool {
 	switch fn {
 	case "TIMESTAMPADD", "TIMESTAMPDIFF":
-		if t := p.tok(); t.kind == tWord && timeUnits[t.val] && p.peek(1).kind == tComma {
+		if t := p.tok(); t.kind == tWord && p.peek(1).kind == tComma {
+			if !timeUnits[t.val] {
+				p.failf(t.pos, "use one of SECOND, MINUTE, HOUR, DAY, WEEK, MONTH, QUARTER or YEAR (or MILLISECOND, MICROSECOND, NANOSECOND)",
+					"'%s' is not a time unit of %s", t.text, fn)
+			}
 			f.Args = []ast.Expr{p.timeUnit()}
 			p.want(tComma)
 			f.Args = append(f.Args, p.exprList()...)

@@ -40,7 +40,14 @@ func (p *parser) statement() ast.Statement {
 		if p.isKw("FUNCTION") && p.peek(1).kind != tEOF && p.peek(1).kind != tSemi {
 			p.next()
 			d := &ast.DescribeFunction{Loc: at(t.pos), Extended: p.acceptKw("EXTENDED")}
-			d.Name = p.functionName()
+			if w := p.tok(); w.kind == tWord && !isIdent(w) && (p.peek(1).kind == tEOF || p.peek(1).kind == tSemi) {
+				// A built-in function whose name is a reserved word
+				// (DESCRIBE FUNCTION UPPER), as Flink allows.
+				p.next()
+				d.Name = &ast.ObjectName{Parts: []*ast.Ident{{Loc: at(w.pos), Name: w.text}}}
+			} else {
+				d.Name = p.functionName()
+			}
 			return d
 		}
 		d := &ast.Describe{Loc: at(t.pos)}
@@ -68,14 +75,33 @@ func (p *parser) statement() ast.Statement {
 	return nil
 }
 
-// insert parses INSERT INTO table [(cols)] query.
+// insert parses INSERT { INTO | OVERWRITE } table [PARTITION (col =
+// value, ...)] [(cols)] query.
 func (p *parser) insert() *ast.Insert {
 	t := p.next()
-	if p.isKw("OVERWRITE") {
-		p.unsupported(p.tok().pos, "use INSERT INTO", "INSERT OVERWRITE is not supported")
+	ins := &ast.Insert{Loc: at(t.pos)}
+	if p.acceptKw("OVERWRITE") {
+		ins.Overwrite = true
+	} else {
+		p.wantKw("INTO")
 	}
-	p.wantKw("INTO")
-	ins := &ast.Insert{Loc: at(t.pos), Table: p.tableName()}
+	ins.Table = p.tableName()
+	if p.acceptKw("PARTITION") {
+		p.want(tLParen)
+		ins.Partition = []*ast.PartitionValue{}
+		for {
+			pv := &ast.PartitionValue{Name: p.ident("a partition column")}
+			p.want(tEq)
+			pv.Value = p.expr()
+			ins.Partition = append(ins.Partition, pv)
+			if !p.accept(tComma) {
+				break
+			}
+		}
+		p.want(tRParen)
+	} else if !ins.Overwrite {
+		p.expect("PARTITION")
+	}
 	if p.tok().kind == tLParen && !p.isQueryStart(1) {
 		ins.Columns = p.parenIdents("a column name")
 	}
@@ -132,10 +158,12 @@ func (p *parser) show() ast.Statement {
 		s.What = ast.ShowDatabases
 	case p.acceptKw("TABLES"):
 		s.What = ast.ShowTables
+		p.showFilter(s)
 	case p.acceptKw("FUNCTIONS"):
 		s.What = ast.ShowFunctions
 	case p.acceptKw("VIEWS"):
 		s.What = ast.ShowViews
+		p.showFilter(s)
 	case p.acceptKw("USER"):
 		p.wantKw("FUNCTIONS")
 		s.What = ast.ShowUserFunctions
@@ -153,6 +181,21 @@ func (p *parser) show() ast.Statement {
 		p.unexpected()
 	}
 	return s
+}
+
+// showFilter parses Flink's [FROM | IN [catalog.]database] [[NOT] LIKE
+// 'pattern'] of SHOW TABLES and SHOW VIEWS.
+func (p *parser) showFilter(s *ast.Show) {
+	if p.acceptKw("FROM") || p.acceptKw("IN") {
+		s.From = p.databaseName()
+	}
+	if p.isKw("NOT") && p.peek(1).is("LIKE") {
+		p.next()
+		s.NotLike = true
+	}
+	if p.acceptKw("LIKE") {
+		s.Like = p.stringLit("a LIKE pattern", "write the pattern as a string: SHOW TABLES LIKE 'order%'")
+	}
 }
 
 // explainDetails are the detail keywords of EXPLAIN.
