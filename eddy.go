@@ -9,8 +9,10 @@
 //
 // The result is the full eddy CLI (sql shell, scripts, and later server
 // and statement commands) with acme.Dedup available to
-// CREATE FUNCTION Dedup AS 'acme.Dedup'. The built-in examples stay
-// registered under examples.<Name> unless WithoutExamples is given.
+// CREATE FUNCTION Dedup AS 'acme.Dedup'. User-defined scalar, table and
+// aggregate functions (package udf) are added with WithUserFunctions. The
+// built-in examples stay registered under examples.<Name> unless
+// WithoutExamples is given.
 package eddy
 
 import (
@@ -26,6 +28,7 @@ import (
 	"github.com/eddy-sql/eddy/internal/local"
 	"github.com/eddy-sql/eddy/internal/server"
 	"github.com/eddy-sql/eddy/ptf"
+	"github.com/eddy-sql/eddy/udf"
 	"github.com/spf13/pflag"
 )
 
@@ -37,6 +40,7 @@ type Option func(*config)
 
 type config struct {
 	funcs    map[string]*ptf.Definition
+	udfs     map[string]udf.Function
 	examples bool
 	args     []string
 	stdin    io.Reader
@@ -49,6 +53,18 @@ func WithFunctions(funcs map[string]*ptf.Definition) Option {
 	return func(c *config) {
 		for id, d := range funcs {
 			c.funcs[id] = d
+		}
+	}
+}
+
+// WithUserFunctions registers user-defined scalar, table and aggregate
+// functions (package udf) by id, for example "acme.Slugify"; SQL binds
+// them with CREATE FUNCTION Slugify AS 'acme.Slugify'. Ids are shared with
+// the process table functions of WithFunctions and must be distinct.
+func WithUserFunctions(funcs map[string]udf.Function) Option {
+	return func(c *config) {
+		for id, f := range funcs {
+			c.udfs[id] = f
 		}
 	}
 }
@@ -67,24 +83,16 @@ func WithIO(in io.Reader, out, errOut io.Writer) Option {
 // Run runs the eddy command with the options and returns its exit code.
 func Run(opts ...Option) int {
 	c := &config{
-		funcs: map[string]*ptf.Definition{}, examples: true,
+		funcs: map[string]*ptf.Definition{}, udfs: map[string]udf.Function{}, examples: true,
 		args: os.Args[1:], stdin: os.Stdin, stdout: os.Stdout, stderr: os.Stderr,
 	}
 	for _, o := range opts {
 		o(c)
 	}
-	reg := ptf.NewRegistry()
-	if c.examples {
-		if err := examples.Register(reg); err != nil {
-			fmt.Fprintln(c.stderr, "eddy:", err)
-			return 1
-		}
-	}
-	for id, d := range c.funcs {
-		if err := reg.Register(id, d); err != nil {
-			fmt.Fprintln(c.stderr, "eddy:", err)
-			return 1
-		}
+	reg, udfs, err := c.registries()
+	if err != nil {
+		fmt.Fprintln(c.stderr, "eddy:", err)
+		return 1
 	}
 	// The CLI handles SIGINT itself (Ctrl-C cancels a query, not the shell).
 	cliOpts := cli.Options{
@@ -93,10 +101,10 @@ func Run(opts ...Option) int {
 		// The shell's session: the engine with durable statements, and the
 		// data directory's socket (package local).
 		OpenEngine: func(ctx context.Context, dataDir string) (cli.Engine, error) {
-			return local.Open(ctx, local.Options{DataDir: dataDir, Registry: reg, Command: "eddy sql", Stdout: c.stdout, Stderr: c.stderr})
+			return local.Open(ctx, local.Options{DataDir: dataDir, Registry: reg, UDFs: udfs, Command: "eddy sql", Stdout: c.stdout, Stderr: c.stderr})
 		},
 		OpenStatements: func(ctx context.Context, dataDir string) (*client.Client, func() error, error) {
-			s, err := local.Open(ctx, local.Options{DataDir: dataDir, Registry: reg, Command: "eddy statement", Passive: true})
+			s, err := local.Open(ctx, local.Options{DataDir: dataDir, Registry: reg, UDFs: udfs, Command: "eddy statement", Passive: true})
 			if err != nil {
 				return nil, nil, err
 			}
@@ -105,10 +113,43 @@ func Run(opts ...Option) int {
 	}
 	cliOpts.Commands = append(server.Commands(server.CommandOptions{
 		Registry:       reg,
+		UDFs:           udfs,
 		DefaultDataDir: func() (string, error) { return cli.DefaultDataDir(os.LookupEnv) },
 		Remote:         remoteKeys{cli.NewAPIKeyRemote(cliOpts)},
 	}), devkafka.Command(c.stdout, c.stderr))
 	return cli.Run(context.Background(), cliOpts, c.args)
+}
+
+// registries builds the registries of the process table functions and
+// the user-defined functions: the examples (unless left out), then the
+// functions of the options. An id may be registered once, in either.
+func (c *config) registries() (*ptf.Registry, *udf.Registry, error) {
+	reg, udfs := ptf.NewRegistry(), udf.NewRegistry()
+	if c.examples {
+		if err := examples.Register(reg); err != nil {
+			return nil, nil, err
+		}
+		if err := examples.RegisterUserFunctions(udfs); err != nil {
+			return nil, nil, err
+		}
+	}
+	for id, d := range c.funcs {
+		if _, dup := udfs.Lookup(id); dup {
+			return nil, nil, fmt.Errorf("registering function %q: already registered", id)
+		}
+		if err := reg.Register(id, d); err != nil {
+			return nil, nil, err
+		}
+	}
+	for id, f := range c.udfs {
+		if _, dup := reg.Lookup(id); dup {
+			return nil, nil, fmt.Errorf("registering function %q: already registered", id)
+		}
+		if err := udfs.Register(id, f); err != nil {
+			return nil, nil, err
+		}
+	}
+	return reg, udfs, nil
 }
 
 // remoteKeys adapts the CLI's remote API key management to the server's

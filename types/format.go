@@ -87,8 +87,11 @@ func appendFormat(dst []byte, v Value, t Type) []byte {
 		return append(dst, ']')
 	case KindMap:
 		kt, vt := elemType(t, TypeMap), NullType
-		if t.ID == TypeMap {
+		switch t.ID {
+		case TypeMap:
 			vt = child(t.Val)
+		case TypeMultiset: // element=multiplicity
+			kt, vt = child(t.Elem), Int
 		}
 		dst = append(dst, '{')
 		for i, e := range v.Map() {

@@ -77,6 +77,9 @@ func AppendFormatSQL(dst []byte, v Value, t Type) []byte {
 	case KindArray:
 		return appendArraySQL(dst, v, t)
 	case KindMap:
+		if t.ID == TypeMultiset {
+			return appendMultisetSQL(dst, v, t)
+		}
 		return appendMapSQL(dst, v, t)
 	case KindRow:
 		dst = append(dst, "ROW("...)
@@ -207,6 +210,28 @@ func appendMapSQL(dst []byte, v Value, t Type) []byte {
 		dst = AppendFormatSQL(dst, e.Key, kt)
 		dst = append(dst, ", "...)
 		dst = AppendFormatSQL(dst, e.Val, vt)
+	}
+	return append(dst, ']')
+}
+
+// appendMultisetSQL writes a multiset as Calcite's MULTISET[...] value
+// constructor, each element repeated by its multiplicity.
+func appendMultisetSQL(dst []byte, v Value, t Type) []byte {
+	entries := v.Map()
+	if len(entries) == 0 {
+		return appendEmptyCast(dst, "MULTISET[]", t, TypeMultiset)
+	}
+	elem := child(t.Elem)
+	dst = append(dst, "MULTISET["...)
+	first := true
+	for _, e := range entries {
+		for range max(e.Val.Int(), 0) {
+			if !first {
+				dst = append(dst, ", "...)
+			}
+			first = false
+			dst = AppendFormatSQL(dst, e.Key, elem)
+		}
 	}
 	return append(dst, ']')
 }

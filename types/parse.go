@@ -274,8 +274,13 @@ func (p *typeParser) parseType(depth int) (Type, error) {
 			p.advance()
 			t = ArrayOf(t)
 			continue
-		case p.tok.is("MULTISET"):
-			return Type{}, p.errorf(p.tok.pos, "MULTISET is not supported")
+		case p.tok.is("MULTISET"): // INT MULTISET
+			if depth++; depth > maxTypeDepth {
+				return Type{}, p.errorf(p.tok.pos, "type is nested more than %d levels deep", maxTypeDepth)
+			}
+			p.advance()
+			t = MultisetOf(t)
+			continue
 		}
 		return t, nil
 	}
@@ -374,6 +379,13 @@ func (p *typeParser) parseBase(depth int) (Type, error) {
 	case "ARRAY":
 		p.advance()
 		return p.parseArray(depth)
+	case "MULTISET":
+		p.advance()
+		elem, err := p.parseArray(depth)
+		if err != nil {
+			return Type{}, err
+		}
+		return MultisetOf(*elem.Elem), nil
 	case "MAP":
 		p.advance()
 		return p.parseMap(depth)

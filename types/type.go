@@ -28,6 +28,10 @@ const (
 	TypeMap
 	TypeRow
 	TypeDescriptor // DESCRIPTOR(...) argument of a PTF call; not a column type
+	// TypeMultiset is MULTISET<T> (the result of COLLECT): a bag of
+	// elements of type Elem. Its values are maps (KindMap) from each
+	// distinct element to its multiplicity, an INT, as Flink's MapData.
+	TypeMultiset
 )
 
 // MaxLength is the length of STRING and BYTES (VARCHAR/VARBINARY without a
@@ -47,7 +51,8 @@ type Type struct {
 	Precision int
 	// Scale of DECIMAL.
 	Scale int
-	// Elem is the element type of ARRAY and the key type of MAP.
+	// Elem is the element type of ARRAY and MULTISET and the key type of
+	// MAP.
 	Elem *Type
 	// Val is the value type of MAP.
 	Val *Type
@@ -98,6 +103,9 @@ func Time(p int) Type { return Type{ID: TypeTime, Precision: p} }
 
 // ArrayOf returns ARRAY<elem>.
 func ArrayOf(elem Type) Type { return Type{ID: TypeArray, Elem: &elem} }
+
+// MultisetOf returns MULTISET<elem>.
+func MultisetOf(elem Type) Type { return Type{ID: TypeMultiset, Elem: &elem} }
 
 // MapOf returns MAP<k, v>.
 func MapOf(k, v Type) Type { return Type{ID: TypeMap, Elem: &k, Val: &v} }

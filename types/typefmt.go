@@ -8,7 +8,7 @@ import (
 // String returns the type in Flink's canonical form, the form Flink's
 // DESCRIBE prints: "INT", "INT NOT NULL", "STRING" (VARCHAR(2147483647)),
 // "VARCHAR(5)", "DECIMAL(10, 4)", "TIMESTAMP(3)", "TIMESTAMP_LTZ(3)",
-// "INTERVAL DAY TO SECOND(3)", "ARRAY<INT>", "MAP<STRING, INT>" or
+// "INTERVAL DAY TO SECOND(3)", "ARRAY<INT>", "MULTISET<INT>", "MAP<STRING, INT>" or
 // "ROW<`status` STRING>". ParseType(t.String()) equals t for every type
 // ParseType can return.
 func (t Type) String() string { return string(t.AppendString(nil)) }
@@ -68,6 +68,10 @@ func (t Type) AppendString(dst []byte) []byte {
 		dst = appendParam(append(dst, "INTERVAL DAY TO SECOND"...), t.Precision)
 	case TypeArray:
 		dst = append(dst, "ARRAY<"...)
+		dst = child(t.Elem).AppendString(dst)
+		dst = append(dst, '>')
+	case TypeMultiset:
+		dst = append(dst, "MULTISET<"...)
 		dst = child(t.Elem).AppendString(dst)
 		dst = append(dst, '>')
 	case TypeMap:
@@ -147,7 +151,7 @@ func equalTypes(t, u Type, ignoreNull bool) bool {
 		return t.Length == u.Length
 	case TypeTime, TypeTimestamp, TypeTimestampLTZ, TypeIntervalDayTime:
 		return t.Precision == u.Precision
-	case TypeArray:
+	case TypeArray, TypeMultiset:
 		return equalTypes(child(t.Elem), child(u.Elem), ignoreNull)
 	case TypeMap:
 		return equalTypes(child(t.Elem), child(u.Elem), ignoreNull) &&

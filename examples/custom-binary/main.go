@@ -1,6 +1,7 @@
 // Command custom-binary is a complete Eddy distribution with one extra
-// process table function compiled in. It is the pattern for shipping your
-// own functions: a main of a few lines around eddy.Main.
+// process table function and one user-defined scalar function compiled
+// in. It is the pattern for shipping your own functions: a main of a few
+// lines around eddy.Main.
 //
 //	go build -o my-eddy ./examples/custom-binary
 //	./my-eddy sql -e "CREATE FUNCTION Greet AS 'acme.Greet';
@@ -8,12 +9,17 @@
 //	                  INSERT INTO people VALUES ('Ada'), ('Linus');
 //	                  SET 'sql-client.execution.result-mode' = 'changelog';
 //	                  SELECT * FROM Greet(input => TABLE people)"
+//	./my-eddy sql -e "CREATE FUNCTION Shout AS 'acme.Shout'; SELECT Shout('hi', 3)"
 package main
 
 import (
+	"context"
+	"strings"
+
 	"github.com/eddy-sql/eddy"
 	"github.com/eddy-sql/eddy/ptf"
 	"github.com/eddy-sql/eddy/types"
+	"github.com/eddy-sql/eddy/udf"
 )
 
 // Greet is a stateless, row-semantic function that greets each row's name.
@@ -27,6 +33,20 @@ var Greet = &ptf.Definition{
 	},
 }
 
+// Shout upper-cases a text and appends n exclamation marks (one without n).
+var Shout = &udf.Scalar{
+	Doc: "Shout(text[, n]) upper-cases text and appends n exclamation marks (1 by default).",
+	Overloads: []udf.Overload{
+		udf.Func1(func(_ context.Context, s string) (string, error) { return strings.ToUpper(s) + "!", nil }),
+		udf.Func2(func(_ context.Context, s string, n int32) (string, error) {
+			return strings.ToUpper(s) + strings.Repeat("!", int(max(n, 0))), nil
+		}),
+	},
+}
+
 func main() {
-	eddy.Main(eddy.WithFunctions(map[string]*ptf.Definition{"acme.Greet": Greet}))
+	eddy.Main(
+		eddy.WithFunctions(map[string]*ptf.Definition{"acme.Greet": Greet}),
+		eddy.WithUserFunctions(map[string]udf.Function{"acme.Shout": Shout}),
+	)
 }

@@ -32,6 +32,17 @@ SELECT * FROM Greet(input => TABLE people);`
 			t.Errorf("output lacks %q:\n%s", want, out)
 		}
 	}
+	// The user-defined scalar function.
+	out, err = exec.Command(bin, "sql", "--data-dir", filepath.Join(dir, "data3"), "-e",
+		"CREATE FUNCTION Shout AS 'acme.Shout'; SELECT Shout('hi', 3) AS a, Shout('yo') AS b;").CombinedOutput()
+	if err != nil {
+		t.Fatalf("running Shout: %v\n%s", err, out)
+	}
+	for _, want := range []string{"HI!!!", "YO!"} {
+		if !strings.Contains(string(out), want) {
+			t.Errorf("output lacks %q:\n%s", want, out)
+		}
+	}
 	// The built-in examples are still there.
 	out, err = exec.Command(bin, "sql", "--data-dir", filepath.Join(dir, "data2"), "-e",
 		"CREATE FUNCTION OrderStatusTracker AS 'examples.OrderStatusTracker'").CombinedOutput()

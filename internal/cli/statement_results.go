@@ -198,7 +198,7 @@ func renderResultValue(v any, t types.Type) string {
 				b.WriteString(renderResultValue(f, ft))
 			}
 			b.WriteByte(')')
-		case types.TypeMap:
+		case types.TypeMap, types.TypeMultiset: // a multiset's pairs are element, multiplicity
 			b.WriteByte('{')
 			for i, e := range v {
 				if i > 0 {
@@ -211,7 +211,11 @@ func renderResultValue(v any, t types.Type) string {
 				}
 				b.WriteString(renderResultValue(pair[0], elemOrString(t.Elem)))
 				b.WriteByte('=')
-				b.WriteString(renderResultValue(pair[1], elemOrString(t.Val)))
+				vt := elemOrString(t.Val)
+				if t.ID == types.TypeMultiset {
+					vt = types.Int
+				}
+				b.WriteString(renderResultValue(pair[1], vt))
 			}
 			b.WriteByte('}')
 		default:

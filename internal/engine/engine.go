@@ -30,6 +30,7 @@ import (
 	"github.com/eddy-sql/eddy/internal/sqlerr"
 	"github.com/eddy-sql/eddy/internal/store"
 	"github.com/eddy-sql/eddy/ptf"
+	"github.com/eddy-sql/eddy/udf"
 )
 
 // Options configure an engine.
@@ -38,6 +39,9 @@ type Options struct {
 	DataDir string
 	// Registry holds the functions CREATE FUNCTION can bind.
 	Registry *ptf.Registry
+	// UDFs holds the user-defined scalar, table and aggregate functions
+	// CREATE FUNCTION can bind (ids distinct from Registry's).
+	UDFs *udf.Registry
 	// Logger receives debug logs. Default: discard.
 	Logger *slog.Logger
 	// Clock supplies processing time. Default: the system clock.
@@ -56,6 +60,7 @@ type Engine struct {
 	logs *logstore.Store
 	cat  *catalog.Catalog
 	reg  *ptf.Registry
+	udfs *udf.Registry
 	// connectors are the connector factories of tables.
 	connectors *connector.Registry
 	sess       *plan.Session
@@ -103,6 +108,9 @@ func Open(ctx context.Context, opts Options) (*Engine, error) {
 	if opts.Registry == nil {
 		opts.Registry = ptf.NewRegistry()
 	}
+	if opts.UDFs == nil {
+		opts.UDFs = udf.NewRegistry()
+	}
 	if opts.Connectors == nil {
 		opts.Connectors = builtin.Registry()
 	}
@@ -132,7 +140,7 @@ func Open(ctx context.Context, opts Options) (*Engine, error) {
 		return nil, fmt.Errorf("opening catalog: %w", err)
 	}
 	e := &Engine{
-		db: db, logs: logs, cat: cat, reg: opts.Registry, connectors: opts.Connectors, logger: opts.Logger,
+		db: db, logs: logs, cat: cat, reg: opts.Registry, udfs: opts.UDFs, connectors: opts.Connectors, logger: opts.Logger,
 		sess: &plan.Session{Catalog: catalog.DefaultCatalog, Database: catalog.DefaultDatabase, Config: map[string]string{}},
 		env:  runtime.Env{DB: db, Logs: logs, Clock: opts.Clock, Logger: opts.Logger, Stdout: opts.Stdout, Stderr: opts.Stderr},
 	}
@@ -268,7 +276,7 @@ func (e *Engine) Close() error {
 }
 
 func (e *Engine) planner() *plan.Planner {
-	return &plan.Planner{Catalog: e.cat, Registry: e.reg, Connectors: e.connectors, Session: e.sess, Now: e.env.Clock.Now}
+	return &plan.Planner{Catalog: e.cat, Registry: e.reg, UDFs: e.udfs, Connectors: e.connectors, Session: e.sess, Now: e.env.Clock.Now}
 }
 
 func newID() string {

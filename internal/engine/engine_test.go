@@ -18,6 +18,7 @@ import (
 	"github.com/eddy-sql/eddy/internal/sqlerr"
 	"github.com/eddy-sql/eddy/ptf"
 	"github.com/eddy-sql/eddy/types"
+	"github.com/eddy-sql/eddy/udf"
 	"github.com/stretchr/testify/require"
 )
 
@@ -112,9 +113,10 @@ func reopens(src string) bool {
 
 // harness is one engine under test.
 type harness struct {
-	dir string
-	reg *ptf.Registry
-	eng *engine.Engine
+	dir  string
+	reg  *ptf.Registry
+	udfs *udf.Registry
+	eng  *engine.Engine
 	// stdout and stderr capture what 'print' tables print.
 	stdout, stderr syncBuffer
 }
@@ -141,9 +143,11 @@ func (b *syncBuffer) take() string {
 }
 
 func newHarness(t *testing.T, disk bool) *harness {
-	h := &harness{reg: ptf.NewRegistry()}
+	h := &harness{reg: ptf.NewRegistry(), udfs: udf.NewRegistry()}
 	require.NoError(t, examples.Register(h.reg))
 	require.NoError(t, registerTestFunctions(h.reg))
+	require.NoError(t, examples.RegisterUserFunctions(h.udfs))
+	require.NoError(t, registerTestUserFunctions(h.udfs))
 	if disk {
 		h.dir = t.TempDir()
 	}
@@ -155,7 +159,7 @@ func newHarness(t *testing.T, disk bool) *harness {
 }
 
 func (h *harness) open(t *testing.T) {
-	eng, err := engine.Open(t.Context(), engine.Options{DataDir: h.dir, Registry: h.reg, Stdout: &h.stdout, Stderr: &h.stderr})
+	eng, err := engine.Open(t.Context(), engine.Options{DataDir: h.dir, Registry: h.reg, UDFs: h.udfs, Stdout: &h.stdout, Stderr: &h.stderr})
 	require.NoError(t, err)
 	h.eng = eng
 }

@@ -2,6 +2,7 @@ package engine
 
 import (
 	"fmt"
+	"github.com/eddy-sql/eddy/udf"
 	"sort"
 	"strconv"
 	"strings"
@@ -70,6 +71,8 @@ func (e *Engine) userFunctions() [][]string {
 		doc := ""
 		if d, ok := e.reg.Lookup(f.ID); ok {
 			doc = d.Doc
+		} else if u, ok := e.udfs.Lookup(f.ID); ok {
+			doc = u.Description()
 		}
 		rows = append(rows, []string{n, f.ID, doc})
 	}
@@ -88,6 +91,22 @@ func (e *Engine) describeFunction(s *ast.DescribeFunction) (*cli.Result, error) 
 	}
 	if len(parts) == 3 {
 		cat = parts[0]
+	}
+	if f, ok := e.cat.Function(cat, db, name); ok && e.isUDF(f.ID) {
+		u, _ := e.udfs.Lookup(f.ID)
+		add("name", name)
+		add("kind", "user ("+u.Kind().String()+" function)")
+		add("id", f.ID)
+		add("signature", strings.Join(u.Signatures(), "; "))
+		add("description", u.Description())
+		if s.Extended {
+			add("is deterministic", strings.ToUpper(fmt.Sprint(isDeterministic(u))))
+			if a, ok := u.(udf.AggregateFunction); ok {
+				add("accumulator", a.AccumulatorType())
+				add("retracts", strings.ToUpper(fmt.Sprint(a.CanRetract())))
+			}
+		}
+		return staticResult(stringSchema("info name", "info value"), stringRows(rows)), nil
 	}
 	if f, ok := e.cat.Function(cat, db, name); ok {
 		add("name", name)
@@ -310,4 +329,22 @@ func (e *Engine) explain(s *ast.Explain) (*cli.Result, error) {
 		par = n
 	}
 	return &cli.Result{Message: "\n" + opt.Explain(q, par)}, nil
+}
+
+// isUDF reports whether id names a user-defined (not a process table)
+// function.
+func (e *Engine) isUDF(id string) bool {
+	_, ok := e.udfs.Lookup(id)
+	return ok
+}
+
+// isDeterministic reports a user-defined function's determinism.
+func isDeterministic(f udf.Function) bool {
+	switch x := f.(type) {
+	case *udf.Scalar:
+		return !x.NonDeterministic
+	case *udf.Table:
+		return !x.NonDeterministic
+	}
+	return true
 }

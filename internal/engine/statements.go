@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"regexp"
+	"slices"
 	"strings"
 
 	"github.com/eddy-sql/eddy/internal/catalog"
@@ -235,12 +236,13 @@ func (e *Engine) createFunction(s *ast.CreateFunction) (*cli.Result, error) {
 		return nil, sqlerr.Newf(sqlerr.Unsupported, "LANGUAGE %s is not supported: functions are written in Go", s.Language).At(s.LanguagePos)
 	}
 	id := s.Identifier.Value
-	if _, found := e.reg.Lookup(id); !found {
+	_, found := e.reg.Lookup(id)
+	if _, isUDF := e.udfs.Lookup(id); !found && !isUDF {
 		err := sqlerr.Newf(sqlerr.UnknownFunction, "No function is registered under the id '%s' in this eddy binary", id).At(s.Identifier.Pos())
 		if !functionIDPattern.MatchString(id) {
-			return nil, err.WithHint("ids are dotted names such as 'examples.Median'; registered ids: %s", strings.Join(e.reg.IDs(), ", "))
+			return nil, err.WithHint("ids are dotted names such as 'examples.Median'; registered ids: %s", strings.Join(e.functionIDs(), ", "))
 		}
-		return nil, err.WithHint("registered ids: %s", strings.Join(e.reg.IDs(), ", "))
+		return nil, err.WithHint("registered ids: %s", strings.Join(e.functionIDs(), ", "))
 	}
 	cat, db := e.qualify(s.Name)
 	if err := e.checkDatabase(cat, db, s.Name.Pos()); err != nil {
@@ -258,6 +260,14 @@ func (e *Engine) createFunction(s *ast.CreateFunction) (*cli.Result, error) {
 		return nil, err
 	}
 	return ok()
+}
+
+// functionIDs lists the ids of the process table functions and the
+// user-defined functions, sorted.
+func (e *Engine) functionIDs() []string {
+	ids := append(e.reg.IDs(), e.udfs.IDs()...)
+	slices.Sort(ids)
+	return ids
 }
 
 // checkDatabase returns a positioned error unless catalog cat has database

@@ -1,11 +1,15 @@
 package engine_test
 
 import (
+	"context"
+	"errors"
+	"fmt"
 	"testing"
 
 	"github.com/eddy-sql/eddy/internal/engine"
 	"github.com/eddy-sql/eddy/ptf"
 	"github.com/eddy-sql/eddy/types"
+	"github.com/eddy-sql/eddy/udf"
 	"github.com/stretchr/testify/require"
 )
 
@@ -121,4 +125,76 @@ func TestChangelogTraits(t *testing.T) {
 		require.NoError(t, err, sql)
 		require.Equal(t, want, out.Changelog, sql)
 	}
+}
+
+// testUserFunctions are user-defined functions registered as
+// test.<Name> for the files in testdata/sql, beside the examples.
+var testUserFunctions = map[string]udf.Function{
+	// Boom panics on 'boom' and fails on 'fail'; it returns its argument
+	// otherwise.
+	"Boom": &udf.Scalar{Overloads: []udf.Overload{
+		udf.Func1(func(_ context.Context, s string) (string, error) {
+			switch s {
+			case "boom":
+				panic("kaboom")
+			case "fail":
+				return "", errors.New("the argument was 'fail'")
+			}
+			return s, nil
+		}),
+	}},
+	// Which is overloaded: INT, BIGINT, STRING and a nullable STRING
+	// that sees NULL; it names the overload it ran.
+	"Which": &udf.Scalar{Overloads: []udf.Overload{
+		udf.Func1(func(_ context.Context, i int32) (string, error) { return fmt.Sprintf("int %d", i), nil }),
+		udf.Func1(func(_ context.Context, i int64) (string, error) { return fmt.Sprintf("bigint %d", i), nil }),
+		udf.Func2(func(_ context.Context, a string, b *string) (string, error) {
+			if b == nil {
+				return "strings " + a + " and NULL", nil
+			}
+			return "strings " + a + " and " + *b, nil
+		}),
+	}},
+	// Total sums integers and cannot retract.
+	"Total": &udf.Aggregate[int64]{
+		Args:   []string{"BIGINT NOT NULL"},
+		Result: "BIGINT NOT NULL",
+		Accumulate: func(_ context.Context, acc *int64, args []types.Value) error {
+			*acc += args[0].Int()
+			return nil
+		},
+		Value: func(_ context.Context, acc *int64) (types.Value, error) { return types.NewInt(*acc), nil },
+	},
+	// Fragile fails in Value when the sum exceeds 100 and panics in
+	// Accumulate on 13.
+	"Fragile": &udf.Aggregate[int64]{
+		Args:   []string{"BIGINT NOT NULL"},
+		Result: "BIGINT",
+		Accumulate: func(_ context.Context, acc *int64, args []types.Value) error {
+			if args[0].Int() == 13 {
+				panic("unlucky")
+			}
+			*acc += args[0].Int()
+			return nil
+		},
+		Retract: func(_ context.Context, acc *int64, args []types.Value) error {
+			*acc -= args[0].Int()
+			return nil
+		},
+		Value: func(_ context.Context, acc *int64) (types.Value, error) {
+			if *acc > 100 {
+				return types.Null, fmt.Errorf("sum %d is over 100", *acc)
+			}
+			return types.NewInt(*acc), nil
+		},
+	},
+}
+
+func registerTestUserFunctions(reg *udf.Registry) error {
+	for name, f := range testUserFunctions {
+		if err := reg.Register("test."+name, f); err != nil {
+			return err
+		}
+	}
+	return nil
 }

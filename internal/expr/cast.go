@@ -87,6 +87,11 @@ func castFunc(from, to types.Type) convFunc {
 	if from.ID == types.TypeNull || !needsConversion(from, to) {
 		return nil
 	}
+	if from.ID == types.TypeMultiset && to.ID == types.TypeMultiset {
+		// Element-wise: equal elements after the cast keep separate
+		// entries, as Flink's cast of the underlying map does.
+		from, to = multisetMap(from), multisetMap(to)
+	}
 	fail := func(v types.Value, reason string) (types.Value, error) {
 		return types.Null, castError(v, from, to, reason)
 	}

@@ -14,9 +14,19 @@ import (
 
 func init() {
 	register("collection", []funcDef{
-		fdef("CARDINALITY", 1, 1, "CARDINALITY(array) -> INT; CARDINALITY(map) -> INT", "The number of elements (entries).",
+		fdef("CARDINALITY", 1, 1, "CARDINALITY(array) -> INT; CARDINALITY(map) -> INT; CARDINALITY(multiset) -> INT",
+			"The number of elements (entries of a map; elements of a multiset, counted with their multiplicity).",
 			func(c *call) (Expr, error) {
 				t := c.args[0].Type()
+				if t.ID == types.TypeMultiset {
+					return c.strictFn(types.Int, true, func(a [maxFixedArgs]types.Value) (types.Value, error) {
+						var n int64
+						for _, e := range a[0].Map() {
+							n += e.Val.Int()
+						}
+						return types.NewInt(n), nil
+					}), nil
+				}
 				if t.ID != types.TypeArray && t.ID != types.TypeMap && t.ID != types.TypeNull {
 					return nil, argTypeError(c.name, c.args)
 				}

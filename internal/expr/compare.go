@@ -50,6 +50,9 @@ func cmpNever(a, b types.Value) int { return 0 }
 // (TIMESTAMP, TIMESTAMP_LTZ, any precision) with each other, intervals of
 // the same kind, and ARRAY/ROW/MAP whose elements are comparable.
 func comparator(lt, rt types.Type) (cmpFunc, bool) {
+	if lt.ID == types.TypeMultiset && rt.ID == types.TypeMultiset {
+		lt, rt = multisetMap(lt), multisetMap(rt)
+	}
 	switch {
 	case lt.ID == types.TypeNull && rt.ID == types.TypeNull:
 		return cmpNever, true

@@ -230,7 +230,7 @@ func kindOf(id types.TypeID) (types.Kind, bool) {
 		return types.KindIntervalNanos, true
 	case types.TypeArray:
 		return types.KindArray, true
-	case types.TypeMap:
+	case types.TypeMap, types.TypeMultiset:
 		return types.KindMap, true
 	case types.TypeRow:
 		return types.KindRow, true

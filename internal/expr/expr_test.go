@@ -5,6 +5,7 @@ import (
 	"strconv"
 	"strings"
 	"testing"
+	"unicode/utf8"
 
 	"github.com/cockroachdb/datadriven"
 	"github.com/eddy-sql/eddy/internal/sqlerr"
@@ -157,7 +158,12 @@ func (env *testEnv) declare(t *testing.T, line string) string {
 	ct := mustType(t, typ)
 	e, err := env.parse(src)
 	if err == nil {
-		e, err = Cast(e, ct, false)
+		cast := ct
+		if ct.ID == types.TypeMultiset {
+			// A multiset is declared by its map of multiplicities.
+			cast = multisetMap(ct)
+		}
+		e, err = Cast(e, cast, false)
 	}
 	var v types.Value
 	if err == nil {
@@ -350,6 +356,13 @@ func (env *testEnv) build(n sexpr) (Expr, error) {
 		return IsJSON(args[0], kind, false)
 	case "not-distinct":
 		return Binary("is not distinct from", args[0], args[1])
+	case "like-escape": // (like-escape s pattern 'c')
+		l, ok := args[2].(*litExpr)
+		if !ok {
+			return nil, fmt.Errorf("like-escape needs a literal escape")
+		}
+		esc, _ := utf8.DecodeRuneInString(l.v.Str())
+		return Like(args[0], args[1], false, esc)
 	}
 	op := head
 	if len(head) > 1 {
@@ -593,7 +606,7 @@ func (p *typeParser) typ() (types.Type, error) {
 		default:
 			return t, fmt.Errorf("interval %q", q)
 		}
-	case "ARRAY", "MAP":
+	case "ARRAY", "MAP", "MULTISET":
 		if !p.peek('<') {
 			return t, fmt.Errorf("expected <")
 		}
@@ -601,9 +614,12 @@ func (p *typeParser) typ() (types.Type, error) {
 		if err != nil {
 			return t, err
 		}
-		if w == "ARRAY" {
+		switch w {
+		case "ARRAY":
 			t = types.ArrayOf(e)
-		} else {
+		case "MULTISET":
+			t = types.MultisetOf(e)
+		default:
 			p.peek(',')
 			v, err := p.typ()
 			if err != nil {

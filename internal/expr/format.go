@@ -64,6 +64,9 @@ func flinkString(v types.Value, t types.Type) string {
 	if v.IsNull() {
 		return "NULL"
 	}
+	if t.ID == types.TypeMultiset {
+		t = multisetMap(t)
+	}
 	switch t.ID {
 	case types.TypeBoolean:
 		if v.Bool() {
@@ -142,6 +145,9 @@ func sqlLiteral(v types.Value, t types.Type) string {
 			return "NULL"
 		}
 		return "CAST(NULL AS " + typeString(t) + ")"
+	}
+	if t.ID == types.TypeMultiset {
+		return types.FormatSQL(v, t)
 	}
 	switch t.ID {
 	case types.TypeFloat, types.TypeDouble:

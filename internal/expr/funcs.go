@@ -1,6 +1,8 @@
 package expr
 
 import (
+	"golang.org/x/text/cases"
+	"golang.org/x/text/language"
 	"math"
 	"strings"
 	"unicode/utf8"
@@ -57,8 +59,8 @@ func init() {
 				}
 				return newConcat(false, c.args), nil
 			}),
-		fdef("UPPER", 1, 1, "UPPER(string)", "The string in upper case.", plain(caseFunc(strings.ToUpper))),
-		fdef("LOWER", 1, 1, "LOWER(string)", "The string in lower case.", plain(caseFunc(strings.ToLower))),
+		fdef("UPPER", 1, 1, "UPPER(string)", "The string in upper case.", plain(caseFunc(javaUpper))),
+		fdef("LOWER", 1, 1, "LOWER(string)", "The string in lower case.", plain(caseFunc(javaLower))),
 		fdef("SUBSTRING", 2, 3, "SUBSTRING(string FROM integer1 [FOR integer2]); SUBSTRING(string, integer1 [, integer2])",
 			"The substring starting at 1-based position integer1 (negative counts from the end) of length integer2 (to the end by default); NULL for a negative length.",
 			plain(newSubstring)),
@@ -348,4 +350,31 @@ func incompatible(what string, ts []types.Type) error {
 		}
 	}
 	return typeErrorf("incompatible types in %s: %s", what, strings.Join(names, " and "))
+}
+
+// javaUpper and javaLower map case as Java's String.toUpperCase and
+// toLowerCase (in the root locale) do, which Flink's UPPER and LOWER call:
+// full Unicode case mapping, so 'ß' becomes "SS" (Go's strings.ToUpper
+// keeps it). ASCII strings take the fast path.
+func javaUpper(s string) string {
+	if isASCII(s) {
+		return strings.ToUpper(s)
+	}
+	return cases.Upper(language.Und).String(s)
+}
+
+func javaLower(s string) string {
+	if isASCII(s) {
+		return strings.ToLower(s)
+	}
+	return cases.Lower(language.Und).String(s)
+}
+
+func isASCII(s string) bool {
+	for i := 0; i < len(s); i++ {
+		if s[i] >= utf8.RuneSelf {
+			return false
+		}
+	}
+	return true
 }

@@ -668,6 +668,9 @@ func appendJSON(b []byte, v types.Value, t types.Type) []byte {
 	if v.IsNull() {
 		return append(b, "null"...)
 	}
+	if t.ID == types.TypeMultiset {
+		t = multisetMap(t)
+	}
 	switch {
 	case t.ID == types.TypeBoolean:
 		return strconv.AppendBool(b, v.Bool())
@@ -837,4 +840,22 @@ func IsJSON(s Expr, kind string, not bool) (Expr, error) {
 		return paren(s, precCompare+1) + op + kind
 	}
 	return e, nil
+}
+
+// AppendJSONQuoted appends s as a JSON string literal.
+func AppendJSONQuoted(b []byte, s string) []byte { return jsonQuote(b, s) }
+
+// JSONText returns an expression of the JSON text of x, what
+// JSON_OBJECTAGG and JSON_ARRAYAGG aggregate (Flink wraps their arguments
+// in JSON_STRING): the text itself when x is a JSON_OBJECT or JSON_ARRAY
+// call (embedded as JSON, not as a string), else JSON_STRING(x). It is
+// NULL when x is NULL.
+func JSONText(x Expr) (Expr, error) {
+	if x == nil {
+		return nil, errNilArg("JSON_STRING")
+	}
+	if isJSONCtor(x) {
+		return x, nil
+	}
+	return Call("JSON_STRING", x)
 }

@@ -91,11 +91,28 @@ func (c *concatExpr) Eval(row []types.Value) (types.Value, error) {
 	return types.NewString(b.String()), nil
 }
 
-// likeExpr is s [NOT] LIKE pattern.
+// likeExpr is s [NOT] LIKE pattern [ESCAPE escape].
 type likeExpr struct {
 	not    bool
 	s, pat Expr
 	t      types.Type
+	escape rune // 0: none
+}
+
+// Like returns s [NOT] LIKE pattern ESCAPE escape: escape (0 for none,
+// Flink's default: there is no default escape character) makes the next
+// '%', '_' or escape character of the pattern literal; another character
+// after it is an error, as in Flink ("Invalid escape sequence").
+func Like(s, pattern Expr, not bool, escape rune) (Expr, error) {
+	if s == nil || pattern == nil {
+		return nil, errNilArg("LIKE")
+	}
+	e, err := newLike(not, s, pattern)
+	if err != nil {
+		return nil, err
+	}
+	e.(*likeExpr).escape = escape
+	return e, nil
 }
 
 func newLike(not bool, s, pat Expr) (Expr, error) {
@@ -117,7 +134,11 @@ func (l *likeExpr) String() string {
 	if l.not {
 		op = " NOT LIKE "
 	}
-	return paren(l.s, precCompare+1) + op + paren(l.pat, precCompare+1)
+	out := paren(l.s, precCompare+1) + op + paren(l.pat, precCompare+1)
+	if l.escape != 0 {
+		out += " ESCAPE " + sqlLiteral(types.NewString(string(l.escape)), types.String)
+	}
+	return out
 }
 
 func (l *likeExpr) Eval(row []types.Value) (types.Value, error) {
@@ -129,14 +150,37 @@ func (l *likeExpr) Eval(row []types.Value) (types.Value, error) {
 	if err != nil || p.IsNull() {
 		return types.Null, err
 	}
-	return types.NewBool(likeMatch(s.Str(), p.Str()) != l.not), nil
+	if l.escape != 0 {
+		if err := checkLikeEscapes(p.Str(), l.escape); err != nil {
+			return types.Null, err
+		}
+	}
+	return types.NewBool(likeMatch(s.Str(), p.Str(), l.escape) != l.not), nil
+}
+
+// checkLikeEscapes reports an escape character of pattern p that is not
+// followed by '%', '_' or itself.
+func checkLikeEscapes(p string, esc rune) error {
+	for i := 0; i < len(p); {
+		c, sz := utf8.DecodeRuneInString(p[i:])
+		i += sz
+		if c != esc {
+			continue
+		}
+		n, nsz := utf8.DecodeRuneInString(p[i:])
+		if i >= len(p) || n != '%' && n != '_' && n != esc {
+			return runtimeErrorf("Invalid escape sequence '%s', %d", p, i-sz)
+		}
+		i += nsz
+	}
+	return nil
 }
 
 // likeMatch matches s against a SQL LIKE pattern: '%' is any sequence, '_'
-// any one character, and '\' makes the next pattern character literal. It
-// backtracks only to the last '%', so it runs in O(len(s)*len(p)) worst
-// case without allocating.
-func likeMatch(s, p string) bool {
+// any one character, and the escape character esc (0: none) makes the next
+// pattern character literal. It backtracks only to the last '%', so it
+// runs in O(len(s)*len(p)) worst case without allocating.
+func likeMatch(s, p string, esc rune) bool {
 	si, pi := 0, 0
 	starP, starS := -1, 0
 	for si < len(s) {
@@ -151,7 +195,7 @@ func likeMatch(s, p string) bool {
 			case c == '_':
 				pi, si = pi+csz, si+ssz
 				continue
-			case c == '\\' && pi+csz < len(p):
+			case esc != 0 && c == esc && pi+csz < len(p):
 				lc, lsz := utf8.DecodeRuneInString(p[pi+csz:])
 				if lc == sc {
 					pi, si = pi+csz+lsz, si+ssz

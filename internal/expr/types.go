@@ -90,6 +90,10 @@ func writeType(b *strings.Builder, t types.Type) {
 		b.WriteString("ARRAY<")
 		writeFull(b, *t.Elem)
 		b.WriteByte('>')
+	case types.TypeMultiset:
+		b.WriteString("MULTISET<")
+		writeFull(b, *t.Elem)
+		b.WriteByte('>')
 	case types.TypeMap:
 		b.WriteString("MAP<")
 		writeFull(b, *t.Elem)
@@ -275,10 +279,13 @@ func commonPair(a, b types.Type) (types.Type, bool) {
 		return types.Type{ID: a.ID}, true
 	case types.TypeTime, types.TypeIntervalDayTime:
 		return types.Type{ID: a.ID, Precision: max(a.Precision, b.Precision)}, true
-	case types.TypeArray:
+	case types.TypeArray, types.TypeMultiset:
 		e, ok := CommonType(*a.Elem, *b.Elem)
 		if !ok {
 			return types.Type{}, false
+		}
+		if a.ID == types.TypeMultiset {
+			return types.MultisetOf(e), true
 		}
 		return types.ArrayOf(e), true
 	case types.TypeMap:
@@ -330,6 +337,9 @@ func commonLength(a, b types.Type, fixed, varying types.TypeID) types.Type {
 func CanCastImplicitly(from, to types.Type) bool {
 	if from.ID == types.TypeNull {
 		return true
+	}
+	if from.ID == types.TypeMultiset && to.ID == types.TypeMultiset {
+		return CanCastImplicitly(*from.Elem, *to.Elem)
 	}
 	switch {
 	case from.IsNumeric() && to.IsNumeric():
@@ -399,6 +409,9 @@ func CanCast(from, to types.Type) bool {
 	if CanCastImplicitly(from, to) {
 		return true
 	}
+	if from.ID == types.TypeMultiset && to.ID == types.TypeMultiset {
+		return CanCast(*from.Elem, *to.Elem)
+	}
 	if to.ID == types.TypeDescriptor || from.ID == types.TypeDescriptor {
 		return false
 	}
@@ -442,6 +455,8 @@ func needsConversion(from, to types.Type) bool {
 	switch {
 	case from.ID == types.TypeNull:
 		return false
+	case from.ID == types.TypeMultiset && to.ID == types.TypeMultiset:
+		return needsConversion(*from.Elem, *to.Elem)
 	case from.IsInteger() && to.IsInteger():
 		return intRank(from.ID) > intRank(to.ID)
 	case from.ID == types.TypeFloat && to.ID == types.TypeDouble:
@@ -489,4 +504,12 @@ func coerce(e Expr, to types.Type) Expr {
 	}
 	to.NotNull = from.NotNull
 	return &castExpr{e: e, t: to, conv: castFunc(from, to), implicit: true}
+}
+
+// multisetMap returns the map type of the values of MULTISET type t: each
+// distinct element to its multiplicity.
+func multisetMap(t types.Type) types.Type {
+	m := types.MapOf(*t.Elem, types.Int.NonNull())
+	m.NotNull = t.NotNull
+	return m
 }

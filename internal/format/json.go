@@ -105,7 +105,7 @@ func jsonSupported(path string, t types.Type, depth int) error {
 			}
 		}
 		return nil
-	case types.TypeNull, types.TypeDescriptor:
+	case types.TypeNull, types.TypeDescriptor, types.TypeMultiset:
 		return optErr("format 'json' does not support column %q of type %s", path, t)
 	}
 	return nil

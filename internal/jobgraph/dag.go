@@ -104,6 +104,29 @@ const (
 	AggBoolOr     AggFunc = "BOOL_OR"
 )
 
+// The aggregate functions beyond the core set (reference §8.3). All but
+// APPROX_COUNT_DISTINCT are retractable; it fails on a retraction (the
+// planner allows it over insert-only input only).
+const (
+	// AggCollect is COLLECT(x): the MULTISET of the non-NULL values.
+	AggCollect AggFunc = "COLLECT"
+	// AggArrayAgg is ARRAY_AGG(x): the values in arrival order; NULL
+	// values only with KeepNulls (RESPECT NULLS, the default).
+	AggArrayAgg AggFunc = "ARRAY_AGG"
+	// AggJSONObjectAgg is JSON_OBJECTAGG(KEY k VALUE v NULL ON NULL) and
+	// AggJSONObjectAggAbsent its ABSENT ON NULL form: arguments are the
+	// key and the value's JSON text (see expr.JSONText); KeepNulls is set.
+	AggJSONObjectAgg       AggFunc = "JSON_OBJECTAGG"
+	AggJSONObjectAggAbsent AggFunc = "JSON_OBJECTAGG_ABSENT_ON_NULL"
+	// AggJSONArrayAgg is JSON_ARRAYAGG(x): the argument is the value's
+	// JSON text; NULL values become JSON null with KeepNulls (NULL ON
+	// NULL), else are skipped (ABSENT ON NULL, the default).
+	AggJSONArrayAgg AggFunc = "JSON_ARRAYAGG"
+	// AggApproxCountDistinct is APPROX_COUNT_DISTINCT(x): a HyperLogLog
+	// estimate of COUNT(DISTINCT x).
+	AggApproxCountDistinct AggFunc = "APPROX_COUNT_DISTINCT"
+)
+
 // AggCall is one aggregate call of an Aggregate.
 type AggCall struct {
 	Func AggFunc
@@ -119,6 +142,33 @@ type AggCall struct {
 	// Type is the result type (Flink's: COUNT BIGINT NOT NULL, SUM of INT
 	// is INT, AVG of INT is INT, ...).
 	Type types.Type
+	// KeepNulls passes rows whose arguments are NULL to the function;
+	// without it they are skipped, as SQL aggregates skip NULLs.
+	KeepNulls bool
+	// User is the user-defined aggregate function of the call (Func is
+	// then its SQL name); nil for the built-in functions.
+	User UserAggregate
+}
+
+// UserAggregate is a user-defined aggregate function as the runtime calls
+// it (the planner adapts a udf.AggregateFunction to it). Accumulators are
+// opaque values, created, changed in place and encoded by the function;
+// the operator keeps them in its keyed state.
+type UserAggregate interface {
+	// CreateAccumulator returns an empty accumulator.
+	CreateAccumulator() (any, error)
+	// Accumulate adds a row's arguments (+I, +U) to acc.
+	Accumulate(acc any, args []types.Value) error
+	// Retract removes a row's arguments (-U, -D) from acc.
+	Retract(acc any, args []types.Value) error
+	// Merge adds the rows of other to acc (session windows).
+	Merge(acc, other any) error
+	// Value returns the result for acc.
+	Value(acc any) (types.Value, error)
+	// EncodeAccumulator and DecodeAccumulator convert acc to and from
+	// the bytes kept in state.
+	EncodeAccumulator(acc any) ([]byte, error)
+	DecodeAccumulator(b []byte) (any, error)
 }
 
 // Aggregate is a streaming GROUP BY (Flink's GroupAggregate): it keeps

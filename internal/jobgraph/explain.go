@@ -101,6 +101,22 @@ func writeOp(b *strings.Builder, j *Job, n Node) {
 			cond = append(cond, op.Residual.String())
 		}
 		fmt.Fprintf(b, "Join(uid=[%s], joinType=[%s], where=[%s])", n.UID, op.Kind, strings.Join(cond, " AND "))
+	case *Correlate:
+		var args []string
+		for _, a := range op.Args {
+			args = append(args, a.String())
+		}
+		name, kind := op.Name, "INNER"
+		if op.Unnest != nil {
+			name = "UNNEST"
+			if op.Unnest.Ordinality {
+				name = "UNNEST WITH ORDINALITY"
+			}
+		}
+		if op.Left {
+			kind = "LEFT"
+		}
+		fmt.Fprintf(b, "Correlate(invocation=[%s(%s)], joinType=[%s])", name, strings.Join(args, ", "), kind)
 	case *Union:
 		b.WriteString("Union(all=[true])")
 	case *Materialize:
@@ -161,6 +177,12 @@ func (c AggCall) String(in []string) string {
 			d = "DISTINCT "
 		}
 		s += "(" + d + strings.Join(args, ", ") + ")"
+	}
+	switch {
+	case c.KeepNulls && c.Func == AggArrayAgg:
+		s = strings.TrimSuffix(s, ")") + " RESPECT NULLS)"
+	case c.KeepNulls && c.Func == AggJSONArrayAgg:
+		s = strings.TrimSuffix(s, ")") + " NULL ON NULL)"
 	}
 	if c.Filter >= 0 {
 		s += " FILTER " + in[c.Filter]

@@ -20,6 +20,7 @@ import (
 	"github.com/eddy-sql/eddy/internal/server"
 	"github.com/eddy-sql/eddy/internal/statement"
 	"github.com/eddy-sql/eddy/ptf"
+	"github.com/eddy-sql/eddy/udf"
 )
 
 // Options configure Open.
@@ -28,6 +29,8 @@ type Options struct {
 	DataDir string
 	// Registry holds the functions CREATE FUNCTION can bind.
 	Registry *ptf.Registry
+	// UDFs holds the user-defined scalar, table and aggregate functions.
+	UDFs *udf.Registry
 	// Logger receives diagnostics. Default: discard.
 	Logger *slog.Logger
 	// Command names the process for clients that attach ("eddy sql").
@@ -82,7 +85,7 @@ func Open(ctx context.Context, opts Options) (_ *Session, err error) {
 			return nil, fmt.Errorf("data directory %s: %w", opts.DataDir, err)
 		}
 	}
-	eng, err := engine.Open(ctx, engine.Options{DataDir: opts.DataDir, Registry: opts.Registry, Logger: opts.Logger, Stdout: opts.Stdout, Stderr: opts.Stderr})
+	eng, err := engine.Open(ctx, engine.Options{DataDir: opts.DataDir, Registry: opts.Registry, UDFs: opts.UDFs, Logger: opts.Logger, Stdout: opts.Stdout, Stderr: opts.Stderr})
 	if err != nil {
 		if isLocked(err) {
 			return nil, fmt.Errorf("%w: %w", cli.ErrDataDirInUse, err)

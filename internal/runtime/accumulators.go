@@ -39,6 +39,12 @@ type accExt struct {
 	// distinct counts each distinct argument tuple (encoded) of a
 	// DISTINCT call.
 	distinct map[string]int64
+	// vals2 are JSON_OBJECTAGG's value texts, one per key in vals.
+	vals2 []types.Value
+	// hll is APPROX_COUNT_DISTINCT's sketch.
+	hll *hll
+	// user is the accumulator of a user-defined aggregate function.
+	user *userAcc
 }
 
 func (s *accState) x() *accExt {
@@ -49,7 +55,8 @@ func (s *accState) x() *accExt {
 }
 
 // aggFunc is the logic of one aggregate function over an accState. The
-// arguments are never NULL, except COUNT(*)'s (it has none).
+// arguments are never NULL, except COUNT(*)'s (it has none) and those of
+// calls with KeepNulls.
 type aggFunc interface {
 	add(s *accState, args []types.Value) error
 	retract(s *accState, args []types.Value) error
@@ -61,9 +68,18 @@ type aggFunc interface {
 
 // newAggFunc returns the logic of call over input rows of schema in.
 func newAggFunc(call *jobgraph.AggCall, in *types.Schema) (aggFunc, error) {
+	if call.User != nil {
+		for _, a := range call.Args {
+			if a < 0 || a >= in.Len() {
+				return nil, fmt.Errorf("aggregate %s: argument column %d out of range", call.Func, a)
+			}
+		}
+		return &userAggFunc{name: string(call.Func), fn: call.User}, nil
+	}
 	want := map[jobgraph.AggFunc][2]int{
 		jobgraph.AggCountStar: {0, 0}, jobgraph.AggListAgg: {1, 2},
-		jobgraph.AggCount: {1, math.MaxInt}, // COUNT(DISTINCT a, b): non-NULL tuples
+		jobgraph.AggCount:         {1, math.MaxInt}, // COUNT(DISTINCT a, b): non-NULL tuples
+		jobgraph.AggJSONObjectAgg: {2, 2}, jobgraph.AggJSONObjectAggAbsent: {2, 2},
 	}[call.Func]
 	if want == [2]int{} && call.Func != jobgraph.AggCountStar {
 		want = [2]int{1, 1}
@@ -96,6 +112,22 @@ func newAggFunc(call *jobgraph.AggCall, in *types.Schema) (aggFunc, error) {
 			sqrt: call.Func == jobgraph.AggStddevPop || call.Func == jobgraph.AggStddevSamp}, nil
 	case jobgraph.AggBoolAnd, jobgraph.AggBoolOr:
 		return boolFunc{and: call.Func == jobgraph.AggBoolAnd}, nil
+	case jobgraph.AggCollect:
+		if t.ID != types.TypeMultiset {
+			return nil, fmt.Errorf("aggregate %s: result type %s is not a MULTISET", call.Func, t)
+		}
+		return collectFunc{}, nil
+	case jobgraph.AggArrayAgg:
+		if t.ID != types.TypeArray {
+			return nil, fmt.Errorf("aggregate %s: result type %s is not an ARRAY", call.Func, t)
+		}
+		return arrayAggFunc{}, nil
+	case jobgraph.AggJSONArrayAgg:
+		return jsonArrayAggFunc{}, nil
+	case jobgraph.AggJSONObjectAgg, jobgraph.AggJSONObjectAggAbsent:
+		return jsonObjectAggFunc{absent: call.Func == jobgraph.AggJSONObjectAggAbsent}, nil
+	case jobgraph.AggApproxCountDistinct:
+		return approxCountDistinctFunc{}, nil
 	}
 	return nil, fmt.Errorf("unsupported aggregate function %s", call.Func)
 }
@@ -518,11 +550,14 @@ func (f boolFunc) value(s *accState) types.Value {
 }
 
 // Encoding of an accState: a flags byte saying which fields follow, then
-// the fields in flag order.
+// the fields in flag order, the extension (accHasExt) last.
 const (
 	accHasN = 1 << iota
 	accHasI
-	accHasUnused // was a separate floating sum: now in I
+	// accHasExt says an extension follows the other fields: a uvarint of
+	// accExt* flags, then those fields. (The bit was once a separate
+	// floating sum that decoding rejected, so no stored state has it.)
+	accHasExt
 	accHasF2
 	accHasD
 	accHasVals
@@ -548,6 +583,7 @@ func appendAccState(dst []byte, s *accState) []byte {
 			flags |= f.bit
 		}
 	}
+	at := len(dst)
 	dst = append(dst, flags)
 	if flags&accHasN != 0 {
 		dst = binary.AppendVarint(dst, s.n)
@@ -587,7 +623,53 @@ func appendAccState(dst []byte, s *accState) []byte {
 			dst = binary.AppendVarint(dst, x.distinct[k])
 		}
 	}
+	// The extension comes last.
+	dst, ext := appendAccExt(dst, x)
+	if ext {
+		dst[at] |= accHasExt
+	}
 	return dst
+}
+
+// The fields of the extension (accHasExt), in this order.
+const (
+	accExtVals2 = 1 << iota
+	accExtHLL
+	accExtUser
+)
+
+// appendAccExt appends the extension of x, if it has one, and reports
+// whether it did.
+func appendAccExt(dst []byte, x *accExt) ([]byte, bool) {
+	var flags uint64
+	if len(x.vals2) > 0 {
+		flags |= accExtVals2
+	}
+	if x.hll != nil {
+		flags |= accExtHLL
+	}
+	if x.user != nil {
+		flags |= accExtUser
+	}
+	if flags == 0 {
+		return dst, false
+	}
+	dst = binary.AppendUvarint(dst, flags)
+	if flags&accExtVals2 != 0 {
+		dst = binary.AppendUvarint(dst, uint64(len(x.vals2)))
+		for _, v := range x.vals2 {
+			dst = types.AppendValue(dst, v)
+		}
+	}
+	if flags&accExtHLL != 0 {
+		dst = x.hll.append(dst)
+	}
+	if flags&accExtUser != 0 {
+		b := x.user.bytes()
+		dst = binary.AppendUvarint(dst, uint64(len(b)))
+		dst = append(dst, b...)
+	}
+	return dst, true
 }
 
 var emptyExt accExt
@@ -656,17 +738,13 @@ func (r *accReader) accState(s *accState) {
 	flags := r.b[0]
 	r.b = r.b[1:]
 	*s = accState{}
-	if flags&accHasUnused != 0 {
-		r.fail("accumulator flags")
-		return
-	}
 	if flags&accHasN != 0 {
 		s.n = r.varint()
 	}
 	if flags&accHasI != 0 {
 		s.i = r.varint()
 	}
-	if flags&(accHasF2|accHasD|accHasVals|accHasSep|accHasDistinct) == 0 {
+	if flags&(accHasF2|accHasD|accHasVals|accHasSep|accHasDistinct|accHasExt) == 0 {
 		return
 	}
 	x := s.x()
@@ -677,11 +755,7 @@ func (r *accReader) accState(s *accState) {
 		x.d = r.value().Decimal()
 	}
 	if flags&accHasVals != 0 {
-		n := r.length()
-		x.vals = make([]types.Value, 0, n)
-		for range n {
-			x.vals = append(x.vals, r.value())
-		}
+		x.vals = r.values()
 		if n := r.length(); n > 0 {
 			x.cnts = make([]int64, 0, n)
 			for range n {
@@ -704,5 +778,48 @@ func (r *accReader) accState(s *accState) {
 			r.b = r.b[l:]
 			x.distinct[k] = r.varint()
 		}
+	}
+	if flags&accHasExt != 0 {
+		r.accExt(x)
+	}
+}
+
+// values reads a length and that many values.
+func (r *accReader) values() []types.Value {
+	n := r.length()
+	vals := make([]types.Value, 0, n)
+	for range n {
+		vals = append(vals, r.value())
+	}
+	return vals
+}
+
+// accExt reads what appendAccExt wrote.
+func (r *accReader) accExt(x *accExt) {
+	v, n := binary.Uvarint(r.b)
+	if n <= 0 || v&^(accExtVals2|accExtHLL|accExtUser) != 0 {
+		r.fail("accumulator extension")
+		return
+	}
+	r.b = r.b[n:]
+	if v&accExtVals2 != 0 {
+		x.vals2 = r.values()
+	}
+	if v&accExtHLL != 0 && r.err == nil {
+		h, rest, err := decodeHLL(r.b)
+		if err != nil {
+			r.err = fmt.Errorf("decoding aggregate state: %w", err)
+			return
+		}
+		x.hll, r.b = h, rest
+	}
+	if v&accExtUser != 0 && r.err == nil {
+		l := r.length()
+		if r.err != nil {
+			return
+		}
+		// Decoded by the function when it first uses it.
+		x.user = &userAcc{raw: slices.Clone(r.b[:l])}
+		r.b = r.b[l:]
 	}
 }

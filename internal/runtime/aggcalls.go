@@ -13,14 +13,17 @@ type aggCall struct {
 	args     []int
 	distinct bool
 	filter   int
-	star     bool // COUNT(*): counts rows, NULL or not
+	// star is set for COUNT(*) and calls with KeepNulls: the function
+	// sees rows whose arguments are NULL.
+	star bool
 }
 
 // aggCalls are the compiled calls of an aggregating operator (GROUP BY,
 // OVER): it adds rows to, and retracts them from, one accState per call,
 // honouring FILTER and DISTINCT, and reads the calls' values.
 type aggCalls struct {
-	calls []aggCall
+	calls   []aggCall
+	hasUser bool // a call of a user-defined function
 	// Scratch buffers reused across rows.
 	args    []types.Value
 	distKey []byte
@@ -43,7 +46,8 @@ func newAggCalls(specs []jobgraph.AggCall, in *types.Schema) (aggCalls, error) {
 			filter = -1
 		}
 		a.calls = append(a.calls, aggCall{fn: fn, args: c.Args, distinct: c.Distinct, filter: filter,
-			star: c.Func == jobgraph.AggCountStar})
+			star: c.Func == jobgraph.AggCountStar || c.KeepNulls})
+		a.hasUser = a.hasUser || c.User != nil
 	}
 	return a, nil
 }
@@ -116,12 +120,22 @@ func (a *aggCalls) distinctStep(s *accState, args []types.Value, retract bool) b
 	return false
 }
 
-// appendValues appends the value of every call over accs to dst.
-func (a *aggCalls) appendValues(dst []types.Value, accs []accState) []types.Value {
+// appendValues appends the value of every call over accs to dst. The
+// error is that of a user-defined function's Value.
+func (a *aggCalls) appendValues(dst []types.Value, accs []accState) ([]types.Value, error) {
 	for i := range a.calls {
 		dst = append(dst, a.calls[i].fn.value(&accs[i]))
 	}
-	return dst
+	if a.hasUser {
+		for i := range a.calls {
+			if u, ok := a.calls[i].fn.(*userAggFunc); ok {
+				if err := u.takeErr(); err != nil {
+					return dst, err
+				}
+			}
+		}
+	}
+	return dst, nil
 }
 
 // merge merges the accumulators src into dst, call by call, as if dst had

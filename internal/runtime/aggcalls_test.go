@@ -36,15 +36,18 @@ func TestAggMergeEqualsSequential(t *testing.T) {
 			require.NoError(t, a.step(part, row.Values, false))
 		}
 		require.NoError(t, a.merge(first, second))
-		want := a.appendValues(nil, all)
-		got := a.appendValues(nil, first)
+		want, err := a.appendValues(nil, all)
+		require.NoError(t, err)
+		got, err := a.appendValues(nil, first)
+		require.NoError(t, err)
 		for i := range want {
 			require.True(t, types.Equal(want[i], got[i]), "seed %d call %d %s: want %v, got %v", seed, i, calls[i].Func, want[i], got[i])
 		}
 		// Merging into an empty state copies.
 		empty := make([]accState, len(calls))
 		require.NoError(t, a.merge(empty, all))
-		got = a.appendValues(nil, empty)
+		got, err = a.appendValues(nil, empty)
+		require.NoError(t, err)
 		for i := range want {
 			require.True(t, types.Equal(want[i], got[i]), "seed %d call %d %s into empty: want %v, got %v", seed, i, calls[i].Func, want[i], got[i])
 		}

@@ -127,7 +127,10 @@ func (op *aggregateOp) Process(_ int, row types.Row) error {
 	width := len(op.keys) + len(op.calls)
 	var prev []types.Value
 	if !first {
-		prev = op.appendResults(op.alloc(width)[:len(op.keys)], g)
+		var err error
+		if prev, err = op.appendResults(op.alloc(width)[:len(op.keys)], g); err != nil {
+			return err
+		}
 		op.fillKeys(prev, row)
 	}
 	if retract {
@@ -147,7 +150,10 @@ func (op *aggregateOp) Process(_ int, row types.Row) error {
 		}
 		return op.out.Emit(types.Row{Kind: types.Delete, Values: prev})
 	}
-	cur := op.appendResults(op.alloc(width)[:len(op.keys)], g)
+	cur, err := op.appendResults(op.alloc(width)[:len(op.keys)], g)
+	if err != nil {
+		return err
+	}
 	op.fillKeys(cur, row)
 	if first {
 		return op.out.Emit(types.Row{Kind: types.Insert, Values: cur})
@@ -290,7 +296,7 @@ func (op *aggregateOp) accumulate(g *aggGroup, row types.Row, retract bool) erro
 }
 
 // appendResults appends the value of every call of g to dst.
-func (op *aggregateOp) appendResults(dst []types.Value, g *aggGroup) []types.Value {
+func (op *aggregateOp) appendResults(dst []types.Value, g *aggGroup) ([]types.Value, error) {
 	return op.appendValues(dst, g.accs)
 }
 

@@ -68,7 +68,7 @@ func (h *aggHarness) take() string {
 // TestAggregateDataDriven runs testdata/aggregate. Commands:
 //
 //	new keys=0,1 [maxkeys=N] [ttl=DURATION]   then lines "col NAME TYPE" and
-//	    "call FUNC [ARG,ARG] [distinct] [filter=COL] : TYPE"
+//	    "call FUNC [ARG,ARG] [distinct] [keepnulls] [filter=COL] : TYPE"
 //	feed            lines "+I v1 v2 ..." (NULL for null); prints the output
 //	watermark ts=N  prints the forwarded watermarks
 //	flush           flushes the state
@@ -155,7 +155,7 @@ func aggAtoi(t testing.TB, s string) int {
 	return n
 }
 
-// parseAggCall parses "FUNC [ARG,ARG] [distinct] [filter=COL] : TYPE".
+// parseAggCall parses "FUNC [ARG,ARG] [distinct] [keepnulls] [filter=COL] : TYPE".
 func parseAggCall(t testing.TB, s string) jobgraph.AggCall {
 	left, typ, ok := strings.Cut(s, " : ")
 	require.True(t, ok, "call %q has no type", s)
@@ -165,6 +165,8 @@ func parseAggCall(t testing.TB, s string) jobgraph.AggCall {
 		switch {
 		case w == "distinct":
 			c.Distinct = true
+		case w == "keepnulls":
+			c.KeepNulls = true
 		case strings.HasPrefix(w, "filter="):
 			c.Filter = aggAtoi(t, strings.TrimPrefix(w, "filter="))
 		default:
@@ -237,7 +239,19 @@ func allAggCalls() []jobgraph.AggCall {
 		call(jobgraph.AggVarPop, types.Double, 1),
 		call(jobgraph.AggBoolAnd, types.Boolean, 4),
 		call(jobgraph.AggBoolOr, types.Boolean, 4),
+		call(jobgraph.AggCollect, types.MultisetOf(types.String).NonNull(), 3),
+		call(jobgraph.AggArrayAgg, types.ArrayOf(types.Int), 1),
+		call(jobgraph.AggJSONArrayAgg, types.String.NonNull(), 3),
 	}
+	arr := call(jobgraph.AggArrayAgg, types.ArrayOf(types.String), 3)
+	arr.KeepNulls = true
+	jarr := call(jobgraph.AggJSONArrayAgg, types.String.NonNull(), 3)
+	jarr.KeepNulls = true
+	dcoll := call(jobgraph.AggCollect, types.MultisetOf(types.Int).NonNull(), 1)
+	dcoll.Distinct = true
+	user := call("TestSumCount", types.String.NonNull(), 1, 3)
+	user.User, user.KeepNulls = testUserAgg{}, true
+	calls = append(calls, arr, jarr, dcoll, user)
 	d := call(jobgraph.AggCount, types.BigInt.NonNull(), 3)
 	d.Distinct = true
 	fl := call(jobgraph.AggSum, types.Int, 1)
@@ -490,7 +504,8 @@ func aggMemAllocs() uint64 {
 // order.
 func TestAggregateMatchesBatch(t *testing.T) {
 	calls := allAggCalls()
-	orderDependent := map[jobgraph.AggFunc]bool{jobgraph.AggFirstValue: true, jobgraph.AggLastValue: true, jobgraph.AggListAgg: true}
+	orderDependent := map[jobgraph.AggFunc]bool{jobgraph.AggFirstValue: true, jobgraph.AggLastValue: true, jobgraph.AggListAgg: true,
+		jobgraph.AggArrayAgg: true, jobgraph.AggJSONArrayAgg: true}
 	for seed := range uint64(30) {
 		r := rand.New(rand.NewPCG(seed, 3))
 		var rows []types.Row
@@ -551,8 +566,62 @@ func TestAggregateMatchesBatch(t *testing.T) {
 	}
 }
 
+// testUserAgg is a user-defined aggregate for the tests: the sum of its
+// first argument and the count of non-NULL second arguments, rendered
+// "sum/count"; its accumulator is encoded as that text.
+type testUserAgg struct{}
+
+type testUserAcc struct{ sum, n int64 }
+
+func (testUserAgg) CreateAccumulator() (any, error) { return &testUserAcc{}, nil }
+
+func (testUserAgg) Accumulate(acc any, args []types.Value) error {
+	a := acc.(*testUserAcc)
+	a.sum += args[0].Int() // NULL reads as 0
+	if !args[1].IsNull() {
+		a.n++
+	}
+	return nil
+}
+
+func (testUserAgg) Retract(acc any, args []types.Value) error {
+	a := acc.(*testUserAcc)
+	a.sum -= args[0].Int()
+	if !args[1].IsNull() {
+		a.n--
+	}
+	return nil
+}
+
+func (testUserAgg) Merge(acc, other any) error {
+	a, o := acc.(*testUserAcc), other.(*testUserAcc)
+	a.sum, a.n = a.sum+o.sum, a.n+o.n
+	return nil
+}
+
+func (testUserAgg) Value(acc any) (types.Value, error) {
+	a := acc.(*testUserAcc)
+	return types.NewString(fmt.Sprintf("%d/%d", a.sum, a.n)), nil
+}
+
+func (testUserAgg) EncodeAccumulator(acc any) ([]byte, error) {
+	a := acc.(*testUserAcc)
+	return fmt.Appendf(nil, "%d/%d", a.sum, a.n), nil
+}
+
+func (testUserAgg) DecodeAccumulator(b []byte) (any, error) {
+	a := &testUserAcc{}
+	_, err := fmt.Sscanf(string(b), "%d/%d", &a.sum, &a.n)
+	return a, err
+}
+
 // aggBatch computes call over rows directly.
 func aggBatch(c jobgraph.AggCall, rows [][]types.Value) types.Value {
+	s := &accState{}
+	fn, err := newAggFunc(&c, allAggSchema)
+	if err != nil {
+		panic(err)
+	}
 	var vals []types.Value
 	seen := map[string]bool{}
 	for _, row := range rows {
@@ -563,8 +632,14 @@ func aggBatch(c jobgraph.AggCall, rows [][]types.Value) types.Value {
 			vals = append(vals, types.Null)
 			continue
 		}
+		if c.User != nil {
+			if err := fn.add(s, []types.Value{row[c.Args[0]], row[c.Args[1]]}); err != nil {
+				panic(err)
+			}
+			continue
+		}
 		v := row[c.Args[0]]
-		if v.IsNull() {
+		if v.IsNull() && !c.KeepNulls {
 			continue
 		}
 		if c.Distinct {
@@ -576,10 +651,8 @@ func aggBatch(c jobgraph.AggCall, rows [][]types.Value) types.Value {
 		}
 		vals = append(vals, v)
 	}
-	s := &accState{}
-	fn, err := newAggFunc(&c, allAggSchema)
-	if err != nil {
-		panic(err)
+	if c.User != nil {
+		return fn.value(s)
 	}
 	switch c.Func {
 	case jobgraph.AggCountStar, jobgraph.AggCount:

@@ -480,6 +480,8 @@ func (j *Job) newOperator(st *subtask, k int, out *nodeOut) (Operator, error) {
 		return newMaterializeOp(spec, oc), nil
 	case *jobgraph.Aggregate:
 		return newAggregateOp(spec, j.endpointSchema(n.Inputs[0].From), oc)
+	case *jobgraph.Correlate:
+		return newCorrelateOp(spec, out)
 	case *jobgraph.Deduplicate:
 		return newDedupOp(spec, j.endpointSchema(n.Inputs[0].From), oc)
 	case *jobgraph.Rank:

@@ -348,7 +348,9 @@ func (op *overOp) process(e *cached[overPart], upTo int64) error {
 func (op *overOp) emit(vals []types.Value, accs []accState) error {
 	out := op.slab.alloc(op.width + len(op.agg.calls))
 	copy(out, vals)
-	op.agg.appendValues(out[:op.width], accs)
+	if _, err := op.agg.appendValues(out[:op.width], accs); err != nil {
+		return err
+	}
 	return op.out.Emit(types.Row{Kind: types.Insert, Values: out})
 }
 

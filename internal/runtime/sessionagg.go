@@ -136,7 +136,10 @@ func (op *sessionAggOp) fire(k *sessKey[winAgg], s *sessWin[winAgg]) error {
 	}
 	vals := op.arena.take(op.width)
 	vals = append(vals, k.keyVals...)
-	vals = op.appendValues(vals, s.v.accs)
+	vals, err := op.appendValues(vals, s.v.accs)
+	if err != nil {
+		return err
+	}
 	vals = appendWindowColumns(vals, s.span, op.assign.zone)
 	return op.oc.Out.Emit(types.Row{Kind: types.Insert, Values: vals})
 }

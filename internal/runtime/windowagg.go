@@ -154,7 +154,9 @@ func (op *windowAggOp) fire(span winSpan, e *winEntry[winAgg]) error {
 	if err != nil {
 		return err
 	}
-	vals = op.appendValues(vals, e.v.accs)
+	if vals, err = op.appendValues(vals, e.v.accs); err != nil {
+		return err
+	}
 	vals = appendWindowColumns(vals, span, op.rows.assign.zone)
 	return op.oc.Out.Emit(types.Row{Kind: types.Insert, Values: vals})
 }

@@ -18,6 +18,7 @@ import (
 	"github.com/eddy-sql/eddy/internal/engine"
 	"github.com/eddy-sql/eddy/internal/statement"
 	"github.com/eddy-sql/eddy/ptf"
+	"github.com/eddy-sql/eddy/udf"
 	"github.com/spf13/cobra"
 )
 
@@ -26,6 +27,9 @@ type CommandOptions struct {
 	// Registry holds the functions statements can bind with CREATE
 	// FUNCTION. Default: an empty registry.
 	Registry *ptf.Registry
+	// UDFs holds the user-defined scalar, table and aggregate functions.
+	// Default: none.
+	UDFs *udf.Registry
 	// DefaultDataDir returns the data directory used without --data-dir
 	// (eddy.Run passes cli.DefaultDataDir, so that every command agrees).
 	// Default: none, --data-dir is required.
@@ -147,7 +151,7 @@ func (c *serverCommand) run(ctx context.Context, stderr io.Writer) error {
 	defer stop()
 
 	logger.Info("opening data directory", "data_dir", dir)
-	eng, err := engine.Open(ctx, engine.Options{DataDir: dir, Registry: c.opts.Registry, Logger: logger})
+	eng, err := engine.Open(ctx, engine.Options{DataDir: dir, Registry: c.opts.Registry, UDFs: c.opts.UDFs, Logger: logger})
 	if err != nil {
 		return openError(dir, err)
 	}

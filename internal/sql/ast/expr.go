@@ -317,6 +317,17 @@ type FuncCall struct {
 	// Filter is the condition of an aggregate call's FILTER (WHERE ...);
 	// nil when there is none.
 	Filter Expr
+	// Nulls is "RESPECT" or "IGNORE" for ARRAY_AGG(x RESPECT NULLS) and
+	// ARRAY_AGG(x IGNORE NULLS); "" when not written.
+	Nulls string
+	// OnNull is "NULL" or "ABSENT" for the ON NULL clause of
+	// JSON_OBJECTAGG and JSON_ARRAYAGG; "" when not written.
+	// JSON_OBJECTAGG([KEY] k VALUE v) has Args k and v.
+	OnNull string
+	// Resolved is set by the planner when the name resolves to a
+	// user-defined function (its binding); nil for built-ins. It is not
+	// part of the syntax: Format ignores it.
+	Resolved any
 }
 
 // Pos returns the position of the name.

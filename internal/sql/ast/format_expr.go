@@ -274,11 +274,22 @@ func (p *printer) funcCall(f *FuncCall) {
 	switch {
 	case f.Star:
 		p.WriteString("*")
+	case len(f.Name.Parts) == 1 && upper(f.Name.Parts[0].Name) == "JSON_OBJECTAGG" && len(f.Args) == 2:
+		p.WriteString("KEY ")
+		p.expr(f.Args[0])
+		p.WriteString(" VALUE ")
+		p.expr(f.Args[1])
 	default:
 		if f.Distinct {
 			p.WriteString("DISTINCT ")
 		}
 		p.exprList(f.Args)
+	}
+	if f.Nulls != "" {
+		p.ws(" ", f.Nulls, " NULLS")
+	}
+	if f.OnNull != "" {
+		p.ws(" ", f.OnNull, " ON NULL")
 	}
 	p.WriteString(")")
 	if f.Filter != nil {

@@ -168,6 +168,14 @@ func (p *printer) tableExpr(t TableExpr) {
 		p.alias(n.Alias)
 	case *TableFunc:
 		p.tableFunc(n)
+	case *Unnest:
+		p.WriteString("UNNEST(")
+		p.exprList(n.Args)
+		p.WriteString(")")
+		if n.Ordinality {
+			p.WriteString(" WITH ORDINALITY")
+		}
+		p.alias(n.Alias)
 	case *Join:
 		p.tableExpr(n.Left)
 		if n.Type == CommaJoin {

@@ -154,6 +154,18 @@ type TableFunc struct {
 	Alias *Alias
 }
 
+// Unnest is UNNEST(x) [WITH ORDINALITY] [[AS] alias[(columns)]] in FROM:
+// one row per element of an ARRAY (the fields of an array of ROWs), per
+// entry of a MAP, per occurrence in a MULTISET.
+type Unnest struct {
+	Loc  // the UNNEST keyword
+	Args []Expr
+	// Ordinality is set for WITH ORDINALITY (a 1-based position column).
+	Ordinality bool
+	// Alias is nil when absent.
+	Alias *Alias
+}
+
 // JoinType is the kind of a Join.
 type JoinType uint8
 
@@ -250,6 +262,7 @@ func (*With) queryNode()   {}
 func (*TableName) tableExprNode() {}
 func (*Subquery) tableExprNode()  {}
 func (*TableFunc) tableExprNode() {}
+func (*Unnest) tableExprNode()    {}
 func (*Join) tableExprNode()      {}
 
 func (*Star) exprNode()       {}

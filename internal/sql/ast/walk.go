@@ -207,6 +207,9 @@ func walkChildren(v Visitor, node Node) {
 		walk(v, n.Name)
 		walkList(v, n.Args)
 		walk(v, n.Alias)
+	case *Unnest:
+		walkList(v, n.Args)
+		walk(v, n.Alias)
 	case *Join:
 		walk(v, n.Left)
 		walk(v, n.Right)

@@ -146,6 +146,8 @@ func (t *translator) translate(r plan.Rel) (int, error) {
 			edges[tb.Input] = e
 		}
 		return t.addNode(jobgraph.Node{UID: "ptf/" + n.Spec.UID, Inputs: edges, Op: n.Spec, Out: n.Spec.Out}), nil
+	case *plan.Correlate:
+		return t.add("correlate", ins[0], n.Spec, out), nil
 	case *plan.Limit:
 		if n.N > 0 {
 			t.job.Limit = int(n.N)

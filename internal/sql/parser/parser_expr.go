@@ -398,6 +398,9 @@ func (p *parser) funcCall(name *ast.ObjectName) ast.Expr {
 	p.want(tLParen)
 	f := &ast.FuncCall{Name: name}
 	if len(name.Parts) == 1 && p.tok().kind != tRParen {
+		if p.aggregateCall(f, strings.ToUpper(name.Parts[0].Name)) {
+			return p.aggregateTail(f)
+		}
 		if p.specialCall(f, strings.ToUpper(name.Parts[0].Name)) {
 			p.want(tRParen)
 			return f
@@ -418,6 +421,62 @@ func (p *parser) funcCall(name *ast.ObjectName) ast.Expr {
 		f.Args = p.exprList()
 		p.want(tRParen)
 	}
+	return p.aggregateTail(f)
+}
+
+// aggregateCall parses the arguments of the aggregate functions with
+// keyword syntax into f, up to and including ')'; false when fn has none:
+//
+//	ARRAY_AGG([ALL | DISTINCT] x [RESPECT | IGNORE NULLS])
+//	JSON_OBJECTAGG([KEY] k VALUE v [{NULL | ABSENT} ON NULL])
+//	JSON_ARRAYAGG(x [{NULL | ABSENT} ON NULL])
+func (p *parser) aggregateCall(f *ast.FuncCall, fn string) bool {
+	switch fn {
+	case "ARRAY_AGG":
+		if p.acceptKw("DISTINCT") {
+			f.Distinct = true
+		} else {
+			p.acceptKw("ALL")
+		}
+		f.Args = []ast.Expr{p.expr()}
+		if t := p.tok(); (t.is("RESPECT") || t.is("IGNORE")) && p.peek(1).is("NULLS") {
+			p.next()
+			p.next()
+			f.Nulls = t.val
+		}
+	case "JSON_OBJECTAGG":
+		p.acceptKw("KEY")
+		f.Args = []ast.Expr{p.concat()}
+		p.wantKw("VALUE")
+		f.Args = append(f.Args, p.expr())
+		f.OnNull = p.aggOnNull()
+	case "JSON_ARRAYAGG":
+		f.Args = []ast.Expr{p.expr()}
+		f.OnNull = p.aggOnNull()
+	default:
+		return false
+	}
+	if t := p.tok(); t.is("ORDER") {
+		p.unsupported(t.pos, "", "ORDER BY in %s is not supported (Flink does not support it either)", fn)
+	}
+	p.want(tRParen)
+	return true
+}
+
+// aggOnNull parses an optional {NULL | ABSENT} ON NULL.
+func (p *parser) aggOnNull() string {
+	t := p.tok()
+	if !(t.is("NULL") || t.is("ABSENT")) || !p.peek(1).is("ON") {
+		return ""
+	}
+	p.next()
+	p.next()
+	p.wantKw("NULL")
+	return t.val
+}
+
+// aggregateTail parses FILTER (WHERE ...) after an aggregate call.
+func (p *parser) aggregateTail(f *ast.FuncCall) ast.Expr {
 	if p.isKw("FILTER") && p.peek(1).kind == tLParen {
 		p.next()
 		p.next()

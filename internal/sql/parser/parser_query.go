@@ -292,6 +292,9 @@ func (p *parser) from() ast.TableExpr {
 func (p *parser) tableRef() ast.TableExpr {
 	t := p.tok()
 	switch {
+	case t.is("LATERAL") && p.peek(1).is("UNNEST"):
+		p.next()
+		return p.tableRef()
 	case t.is("LATERAL"):
 		p.next()
 		p.wantKw("TABLE")
@@ -316,7 +319,18 @@ func (p *parser) tableRef() ast.TableExpr {
 		s.Alias = p.optSourceAlias()
 		return s
 	case t.is("UNNEST"):
-		p.unsupported(t.pos, "", "UNNEST is not supported")
+		p.next()
+		u := &ast.Unnest{Loc: at(t.pos)}
+		p.want(tLParen)
+		u.Args = p.exprList()
+		p.want(tRParen)
+		if p.isKw("WITH") && p.peek(1).is("ORDINALITY") {
+			p.next()
+			p.next()
+			u.Ordinality = true
+		}
+		u.Alias = p.optSourceAlias()
+		return u
 	}
 	name := p.tableName()
 	if p.tok().kind == tLParen {

@@ -20,13 +20,22 @@ var aggFuncs = map[string]jobgraph.AggFunc{
 	"STDDEV_POP": jobgraph.AggStddevPop, "STDDEV_SAMP": jobgraph.AggStddevSamp, "STDDEV": jobgraph.AggStddevSamp,
 	"VAR_POP": jobgraph.AggVarPop, "VAR_SAMP": jobgraph.AggVarSamp, "VARIANCE": jobgraph.AggVarSamp,
 	"BOOL_AND": jobgraph.AggBoolAnd, "BOOL_OR": jobgraph.AggBoolOr,
+	"COLLECT": jobgraph.AggCollect, "ARRAY_AGG": jobgraph.AggArrayAgg,
+	"JSON_OBJECTAGG": jobgraph.AggJSONObjectAgg, "JSON_ARRAYAGG": jobgraph.AggJSONArrayAgg,
+	"APPROX_COUNT_DISTINCT": jobgraph.AggApproxCountDistinct,
 }
 
 // aggCallOf returns the aggregate function an expression calls, if it is
 // an aggregate call.
 func aggCallOf(e ast.Expr) (*ast.FuncCall, jobgraph.AggFunc, bool) {
 	f, ok := e.(*ast.FuncCall)
-	if !ok || len(f.Name.Parts) != 1 {
+	if !ok {
+		return nil, "", false
+	}
+	if u, _, isUser := userAggOf(f); isUser {
+		return f, jobgraph.AggFunc(u.name), true
+	}
+	if len(f.Name.Parts) != 1 {
 		return nil, "", false
 	}
 	fn, ok := aggFuncs[strings.ToUpper(f.Name.Last().Name)]
@@ -140,6 +149,8 @@ func (p *Planner) planAggregate(s *ast.Select, f *frag, distinct bool) error {
 	var calls []jobgraph.AggCall
 	var callCols []column
 	var bindErr error
+	var approx *ast.FuncCall    // the first APPROX_COUNT_DISTINCT call
+	var noRetract *ast.FuncCall // the first user aggregate without Retract
 	collect := func(e ast.Expr) {
 		ast.Inspect(e, func(n ast.Node) bool {
 			x, isExpr := n.(ast.Expr)
@@ -165,6 +176,12 @@ func (p *Planner) planAggregate(s *ast.Select, f *frag, distinct bool) error {
 			if !ok {
 				return true
 			}
+			if fn == jobgraph.AggApproxCountDistinct && approx == nil && len(fc.Args) == 1 {
+				approx = fc
+			}
+			if _, a, isUser := userAggOf(fc); isUser && !a.CanRetract() && noRetract == nil {
+				noRetract = fc
+			}
 			key := ast.Format(fc)
 			if _, done := subst[key]; done {
 				return false
@@ -189,6 +206,15 @@ func (p *Planner) planAggregate(s *ast.Select, f *frag, distinct bool) error {
 	}
 	if bindErr != nil {
 		return bindErr
+	}
+	if approx != nil && f.changelog().Mode != jobgraph.Append {
+		return errAt(approx.Pos(), sqlerr.Unsupported, "APPROX_COUNT_DISTINCT cannot aggregate an updating input: a HyperLogLog sketch cannot retract a row").
+			WithHint("use COUNT(DISTINCT %s), which retracts, or aggregate an insert-only table", ast.Format(approx.Args[0]))
+	}
+	if noRetract != nil && f.changelog().Mode != jobgraph.Append {
+		u, _, _ := userAggOf(noRetract)
+		return errAt(noRetract.Pos(), sqlerr.Unsupported, "Function '%s' ('%s') cannot aggregate an updating input: it has no Retract", u.name, u.id).
+			WithHint("implement Retract in the function, or aggregate an insert-only table")
 	}
 	// Pre-projection: keys, then arguments and filters.
 	f.sc = &scope{cols: preCols}
@@ -222,6 +248,9 @@ func plainColumns(sc *scope) []Column {
 // bindAggCall binds one aggregate call: its arguments (and FILTER) are
 // added to the pre-projection with add.
 func (p *Planner) bindAggCall(fc *ast.FuncCall, fn jobgraph.AggFunc, in *scope, add func(expr.Expr, column) int) (jobgraph.AggCall, column, error) {
+	if u, a, isUser := userAggOf(fc); isUser {
+		return p.bindUserAggCall(fc, u, a, in, add)
+	}
 	call := jobgraph.AggCall{Func: fn, Distinct: fc.Distinct, Filter: -1}
 	name := strings.ToUpper(fc.Name.Last().Name)
 	switch {
@@ -233,7 +262,7 @@ func (p *Planner) bindAggCall(fc *ast.FuncCall, fn jobgraph.AggFunc, in *scope, 
 		return call, column{}, errAt(fc.Pos(), sqlerr.InvalidFunction, "%s needs an argument", name)
 	}
 	maxArgs := 1
-	if fn == jobgraph.AggListAgg {
+	if fn == jobgraph.AggListAgg || fn == jobgraph.AggJSONObjectAgg {
 		maxArgs = 2
 	}
 	if len(fc.Args) > maxArgs {
@@ -242,6 +271,17 @@ func (p *Planner) bindAggCall(fc *ast.FuncCall, fn jobgraph.AggFunc, in *scope, 
 				WithHint("count a ROW: COUNT(ROW(a, b)), or a concatenation")
 		}
 		return call, column{}, errAt(fc.Pos(), sqlerr.InvalidFunction, "%s takes %d argument(s), but %d were given", name, maxArgs, len(fc.Args))
+	}
+	switch fn {
+	case jobgraph.AggArrayAgg:
+		call.KeepNulls = fc.Nulls != "IGNORE" // RESPECT NULLS is the default
+	case jobgraph.AggJSONArrayAgg:
+		call.KeepNulls = fc.OnNull == "NULL" // ABSENT ON NULL is the default
+	case jobgraph.AggJSONObjectAgg:
+		call.KeepNulls = true // a NULL key fails; NULL ON NULL is the default
+		if fc.OnNull == "ABSENT" {
+			call.Func = jobgraph.AggJSONObjectAggAbsent
+		}
 	}
 	var argT types.Type
 	for i, a := range fc.Args {
@@ -254,6 +294,17 @@ func (p *Planner) bindAggCall(fc *ast.FuncCall, fn jobgraph.AggFunc, in *scope, 
 		}
 		if i == 0 {
 			argT = x.Type()
+		}
+		isJSONValue := fn == jobgraph.AggJSONArrayAgg || fn == jobgraph.AggJSONObjectAgg && i == 1
+		if fn == jobgraph.AggJSONObjectAgg && i == 0 && !x.Type().IsString() && x.Type().ID != types.TypeNull {
+			return call, column{}, errAt(a.Pos(), sqlerr.TypeMismatch, "The key of JSON_OBJECTAGG must be a character string, but %s has type %s", ast.Format(a), x.Type()).
+				WithHint("CAST(%s AS STRING)", ast.Format(a))
+		}
+		if isJSONValue {
+			// Flink aggregates the values' JSON text (WrapJsonAggFunctionArgumentsRule).
+			if x, err = expr.JSONText(x); err != nil {
+				return call, column{}, positioned(err, a.Pos(), sqlerr.TypeMismatch)
+			}
 		}
 		call.Args = append(call.Args, add(x, column{name: fmt.Sprintf("$arg%d", i), typ: x.Type()}))
 	}
@@ -313,6 +364,14 @@ func aggResultType(fn jobgraph.AggFunc, t types.Type) (types.Type, error) {
 			return t, fmt.Errorf("a BOOLEAN argument is needed")
 		}
 		return types.Boolean, nil
+	case jobgraph.AggCollect:
+		return types.MultisetOf(t).NonNull(), nil
+	case jobgraph.AggArrayAgg:
+		return types.ArrayOf(t), nil
+	case jobgraph.AggJSONObjectAgg, jobgraph.AggJSONObjectAggAbsent, jobgraph.AggJSONArrayAgg:
+		return types.String.NonNull(), nil
+	case jobgraph.AggApproxCountDistinct:
+		return types.BigInt.NonNull(), nil
 	}
 	return t.Nullable(), nil
 }

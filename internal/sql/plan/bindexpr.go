@@ -4,11 +4,13 @@ import (
 	"errors"
 	"strings"
 	"time"
+	"unicode/utf8"
 
 	"github.com/eddy-sql/eddy/internal/expr"
 	"github.com/eddy-sql/eddy/internal/sql/ast"
 	"github.com/eddy-sql/eddy/internal/sqlerr"
 	"github.com/eddy-sql/eddy/types"
+	"github.com/eddy-sql/eddy/udf"
 )
 
 // positioned attaches pos to an error from package expr, keeping its code.
@@ -201,18 +203,16 @@ func bindExpr(e ast.Expr, sc *scope) (expr.Expr, error) {
 		if err != nil {
 			return nil, err
 		}
+		var esc rune
 		if n.Escape != nil {
-			// The matcher has '\' built in as the escape character.
-			if e, ok := n.Escape.(*ast.StringLit); !ok || e.Value != `\` {
-				return nil, errAt(n.Escape.Pos(), sqlerr.Unsupported, "ESCAPE %s is not supported", ast.Format(n.Escape)).
-					WithHint("only ESCAPE '\\' is supported; write the escape character as \\ in the pattern")
+			e, ok := n.Escape.(*ast.StringLit)
+			if !ok || utf8.RuneCountInString(e.Value) != 1 {
+				return nil, errAt(n.Escape.Pos(), sqlerr.InvalidArgument, "The escape of LIKE must be a single character, not %s", ast.Format(n.Escape)).
+					WithHint("write e.g. x LIKE 'a!_%%' ESCAPE '!'")
 			}
+			esc, _ = utf8.DecodeRuneInString(e.Value)
 		}
-		op := "LIKE"
-		if n.Not {
-			op = "NOT LIKE"
-		}
-		r, err := expr.Binary(op, x, p)
+		r, err := expr.Like(x, p, n.Not, esc)
 		return r, positioned(err, n.LikePos, sqlerr.TypeMismatch)
 	case *ast.Cast:
 		x, err := bindExpr(n.X, sc)
@@ -250,6 +250,9 @@ func bindExpr(e ast.Expr, sc *scope) (expr.Expr, error) {
 		r, err := expr.Case(operand, whens, thens, els)
 		return r, positioned(err, n.Pos(), sqlerr.TypeMismatch)
 	case *ast.FuncCall:
+		if u, ok := n.Resolved.(*userFunc); ok && u.fn.Kind() == udf.ScalarKind {
+			return bindUserScalar(n, u, sc)
+		}
 		if n.Star || n.Distinct {
 			return nil, errAt(n.Pos(), sqlerr.Unsupported, "Aggregate function %s is not supported yet", n.Name).
 				WithHint("Eddy runs per-row expressions and process table functions; use a PTF with state to aggregate")
@@ -259,7 +262,13 @@ func bindExpr(e ast.Expr, sc *scope) (expr.Expr, error) {
 			return nil, err
 		}
 		name := strings.ToUpper(n.Name.Last().Name)
-		r, err := expr.CallEnv(sc.exprEnv(), name, args...)
+		var env expr.Env
+		if b, ok := n.Resolved.(*builtinCall); ok && sc.env.Now == nil {
+			env = b.env // the statement clock, unless the scope has its own
+		} else {
+			env = sc.exprEnv()
+		}
+		r, err := expr.CallEnv(env, name, args...)
 		if err != nil {
 			return nil, positioned(err, n.Pos(), sqlerr.UnknownFunction)
 		}

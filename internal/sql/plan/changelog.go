@@ -93,6 +93,14 @@ func ChangelogOf(r Rel) Changelog {
 			}
 		}
 		return c
+	case *Correlate:
+		// An input row's key no longer identifies one output row; an
+		// upsert input is normalized below it.
+		mode := ChangelogOf(n.In).Mode
+		if mode == jobgraph.Upsert {
+			mode = jobgraph.Retract
+		}
+		return Changelog{Mode: mode, Source: -1}
 	case *Limit:
 		return ChangelogOf(n.In)
 	case *Normalize:

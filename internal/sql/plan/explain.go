@@ -86,6 +86,8 @@ func nodeName(r Rel, optimized bool) string {
 		logical, physical = "LogicalUnion", "Union"
 	case *PTFCall:
 		logical, physical = "LogicalTableFunctionScan", "ProcessTableFunction"
+	case *Correlate:
+		logical, physical = "LogicalCorrelate", "Correlate"
 	case *Limit:
 		logical, physical = "LogicalSort", "Limit"
 	case *Normalize:
@@ -177,6 +179,16 @@ func nodeAttrs(b *Bound, r Rel) []string {
 			a = append(a, arg+"]")
 		}
 		return append(a, "produces="+n.Spec.Produced.String(), "fields=["+strings.Join(names(n.Cols), ", ")+"]")
+	case *Correlate:
+		args := make([]string, len(n.Spec.Args))
+		for i, x := range n.Spec.Args {
+			args[i] = x.String()
+		}
+		kind := "INNER"
+		if n.Spec.Left {
+			kind = "LEFT"
+		}
+		return []string{"invocation=[" + n.Spec.Name + "(" + strings.Join(args, ", ") + ")]", "joinType=[" + kind + "]", "fields=[" + strings.Join(names(n.Cols), ", ") + "]"}
 	case *Limit:
 		return []string{fmt.Sprintf("fetch=[%d]", n.N)}
 	case *Normalize:

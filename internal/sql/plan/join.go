@@ -73,6 +73,11 @@ func (p *Planner) planJoin(j *ast.Join, st *stmt, where []ast.Expr) (*frag, []as
 	if err != nil {
 		return nil, nil, err
 	}
+	if p.isCorrelate(j.Right) {
+		// LATERAL TABLE(f(...)) and UNNEST read the left side's columns.
+		f, err := p.planCorrelate(l, j)
+		return f, where, err
+	}
 	r, err := p.planFrom(j.Right, st)
 	if err != nil {
 		return nil, nil, err

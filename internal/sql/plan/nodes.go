@@ -96,6 +96,17 @@ type PTFCall struct {
 	Pos  sqlerr.Pos
 }
 
+// Correlate joins each input row with the rows that a table function
+// (LATERAL TABLE) or UNNEST computes from it (Flink's Correlate); its
+// output is the input row followed by the function's columns. It keeps no
+// state.
+type Correlate struct {
+	In   Rel
+	Spec *jobgraph.Correlate
+	Cols []Column
+	Pos  sqlerr.Pos
+}
+
 // Limit passes the first N rows on (the outermost LIMIT of a query whose
 // rows go to the client).
 type Limit struct {
@@ -205,6 +216,15 @@ func (n *PTFCall) Columns() []Column { return n.Cols }
 
 // WithInputs implements Rel.
 func (n *PTFCall) WithInputs(in []Rel) Rel { c := *n; c.Ins = slices.Clone(in); return &c }
+
+// Inputs implements Rel.
+func (n *Correlate) Inputs() []Rel { return []Rel{n.In} }
+
+// Columns implements Rel.
+func (n *Correlate) Columns() []Column { return n.Cols }
+
+// WithInputs implements Rel.
+func (n *Correlate) WithInputs(in []Rel) Rel { c := *n; c.In = in[0]; return &c }
 
 // Inputs implements Rel.
 func (n *Limit) Inputs() []Rel { return []Rel{n.In} }

@@ -15,6 +15,7 @@ import (
 	"github.com/eddy-sql/eddy/internal/sqlerr"
 	"github.com/eddy-sql/eddy/ptf"
 	"github.com/eddy-sql/eddy/types"
+	"github.com/eddy-sql/eddy/udf"
 )
 
 // Session is the SQL session a statement is planned in.
@@ -34,14 +35,20 @@ type Session struct {
 type Planner struct {
 	Catalog  *catalog.Catalog
 	Registry *ptf.Registry
+	// UDFs are the user-defined scalar, table and aggregate functions
+	// CREATE FUNCTION can bind; nil has none.
+	UDFs *udf.Registry
 	// Connectors holds the connector factories tables name with
 	// 'connector'.
 	Connectors *connector.Registry
 	Session    *Session
-	// Now is the clock that stamps the creation time of 'datagen'
-	// tables; nil leaves it unset (generated times then count from the
-	// epoch).
+	// Now is the statement clock: it stamps the creation time of
+	// 'datagen' tables (nil leaves it unset: generated times then count
+	// from the epoch) and the current-time functions read it for each
+	// row (nil: they see the planning time).
 	Now func() time.Time
+	// env is the environment of built-in calls over Now.
+	env *builtinCall
 
 	required ptf.ChangelogMode
 	// ctes are the named queries of the WITH clauses in scope.

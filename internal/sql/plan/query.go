@@ -118,6 +118,9 @@ func (p *Planner) BindSelect(q ast.Query) (*Bound, error) {
 }
 
 func (p *Planner) planQuery(q ast.Query, st *stmt) (*frag, error) {
+	if err := p.resolveUserCalls(q); err != nil {
+		return nil, err
+	}
 	switch n := q.(type) {
 	case *ast.Select:
 		return p.planSelect(n, st)
@@ -326,7 +329,12 @@ func (p *Planner) planFrom(te ast.TableExpr, st *stmt) (*frag, error) {
 			return nil, err
 		}
 		return f, applyAlias(f, n.Alias)
+	case *ast.Unnest:
+		return p.planCorrelateAlone(n, st)
 	case *ast.TableFunc:
+		if p.isUserTableFunc(n) {
+			return p.planCorrelateAlone(n, st)
+		}
 		f, err := p.planTableFunc(n, st)
 		if err != nil {
 			return nil, err
