@@ -18,6 +18,7 @@ import (
 	"github.com/eddy-sql/eddy/internal/catalog"
 	"github.com/eddy-sql/eddy/internal/cli"
 	"github.com/eddy-sql/eddy/internal/connector/datagen"
+	"github.com/eddy-sql/eddy/internal/connector/nexmark"
 	"github.com/eddy-sql/eddy/internal/jobgraph"
 	"github.com/eddy-sql/eddy/internal/logstore"
 	"github.com/eddy-sql/eddy/internal/runtime"
@@ -172,7 +173,7 @@ func exampleTable(et datagen.ExampleTable) *catalog.Table {
 }
 
 // checkWritable refuses statements that would change the read-only
-// examples catalog or write into a generated ('datagen') table.
+// examples catalog or write into a generated ('datagen', 'nexmark') table.
 func (e *Engine) checkWritable(stmt ast.Statement) error {
 	readOnly := func(pos sqlerr.Pos, what string) error {
 		return sqlerr.Newf(sqlerr.Unsupported, "The catalog '%s' is read-only: %s", datagen.ExamplesCatalog, what).At(pos).
@@ -209,8 +210,8 @@ func (e *Engine) checkWritable(stmt ast.Statement) error {
 		if t.Catalog == datagen.ExamplesCatalog {
 			return readOnly(s.Table.Pos(), "its tables cannot be written into")
 		}
-		if t.Connector() == datagen.Identifier {
-			return sqlerr.Newf(sqlerr.Unsupported, "Table '%s' uses the 'datagen' connector: its rows are generated, so it cannot be written into", t.Name).At(s.Table.Pos()).
+		if c := t.Connector(); c == datagen.Identifier || c == nexmark.Identifier {
+			return sqlerr.Newf(sqlerr.Unsupported, "Table '%s' uses the '%s' connector: its rows are generated, so it cannot be written into", t.Name, c).At(s.Table.Pos()).
 				WithHint("write into an Eddy log table (a table without 'connector') instead")
 		}
 	}

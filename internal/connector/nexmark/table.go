@@ -1,6 +1,7 @@
 package nexmark
 
 import (
+	"fmt"
 	"math"
 	"math/bits"
 	"strings"
@@ -63,13 +64,13 @@ func NewTable(table string, fields []types.Field, opts map[string]string) (*Tabl
 // the generated rows by position.
 func checkColumns(table string, fields []types.Field) error {
 	want := Schema()
-	hint := "declare the columns of Flink's Nexmark table: " + formatFields(want)
+	const hint = "declare the columns of Flink's Nexmark DDL (examples/nexmark/ddl.sql)"
 	if len(fields) != len(want) {
-		return optErr("", hint, "A 'nexmark' table has %d physical columns (event_type, person, auction, bid), but '%s' declares %d", len(want), table, len(fields))
+		return optErr("", hint, "A 'nexmark' table has %d physical columns (%s), but '%s' declares %d", len(want), fieldNames(want), table, len(fields))
 	}
 	for i, f := range fields {
-		if !sameShape(f.Type, want[i].Type) {
-			return optErr("", hint, "Column '%s' of '%s' has type %s, but the nexmark connector generates %s there", f.Name, table, f.Type, want[i].Type)
+		if path, got, exp, ok := mismatch(f.Name, f.Type, want[i].Type); !ok {
+			return optErr("", hint, "%s of '%s' is %s, but the nexmark connector generates %s there", path, table, got, exp)
 		}
 		if i > 0 && f.Type.NotNull {
 			return optErr("", "remove NOT NULL", "Column '%s' of '%s' is NULL for every event that is not a %s, so it cannot be NOT NULL", f.Name, table, want[i].Name)
@@ -78,30 +79,46 @@ func checkColumns(table string, fields []types.Field) error {
 	return nil
 }
 
-func sameShape(got, want types.Type) bool {
+// mismatch compares a declared type with the generated one and describes
+// the first difference: where (column 'x' or field 'x.y'), what is
+// declared and what is generated.
+func mismatch(path string, got, want types.Type) (where, declared, generated string, ok bool) {
+	where = "Column '" + path + "'"
+	if strings.Contains(path, ".") {
+		where = "Field '" + path + "'"
+	}
 	switch {
 	case want.ID == types.TypeRow:
-		if got.ID != types.TypeRow || len(got.Fields) != len(want.Fields) {
-			return false
+		if got.ID != types.TypeRow {
+			return where, got.String(), "a ROW of " + fieldNames(want.Fields), false
+		}
+		if len(got.Fields) != len(want.Fields) {
+			n := fmt.Sprintf("a ROW of %d fields", len(got.Fields))
+			if len(got.Fields) == 1 {
+				n = "a ROW of 1 field"
+			}
+			return where, n, fmt.Sprintf("%d (%s)", len(want.Fields), fieldNames(want.Fields)), false
 		}
 		for i := range got.Fields {
-			if !sameShape(got.Fields[i].Type, want.Fields[i].Type) {
-				return false
+			if w, d, g, ok := mismatch(path+"."+got.Fields[i].Name, got.Fields[i].Type, want.Fields[i].Type); !ok {
+				return w, d, g, false
 			}
 		}
-		return true
+		return "", "", "", true
 	case want.IsString():
-		return got.IsString()
+		ok = got.IsString()
 	case want.IsTimestamp():
-		return got.IsTimestamp()
+		ok = got.IsTimestamp()
+	default:
+		ok = got.ID == want.ID
 	}
-	return got.ID == want.ID
+	return where, got.String(), want.String(), ok
 }
 
-func formatFields(fs []types.Field) string {
+func fieldNames(fs []types.Field) string {
 	parts := make([]string, len(fs))
 	for i, f := range fs {
-		parts[i] = f.Name + " " + f.Type.String()
+		parts[i] = f.Name
 	}
 	return strings.Join(parts, ", ")
 }

@@ -86,12 +86,19 @@ func TestColumnsChecked(t *testing.T) {
 	wrong := append([]types.Field(nil), s...)
 	wrong[0].Type = types.BigInt
 	_, err = NewTable("t", wrong, opts())
-	require.ErrorContains(t, err, "Column 'event_type' of 't' has type BIGINT, but the nexmark connector generates INT there")
+	require.ErrorContains(t, err, "Column 'event_type' of 't' is BIGINT, but the nexmark connector generates INT there")
 
 	wrong = append([]types.Field(nil), s...)
 	wrong[3].Type = types.RowOf(s[3].Type.Fields[:6]...)
 	_, err = NewTable("t", wrong, opts())
-	require.ErrorContains(t, err, "Column 'bid' of 't' has type ROW<")
+	require.ErrorContains(t, err, "Column 'bid' of 't' is a ROW of 6 fields, but the nexmark connector generates 7 (auction, bidder, price, channel, url, dateTime, extra) there")
+
+	wrong = append([]types.Field(nil), s...)
+	auction := append([]types.Field(nil), s[2].Type.Fields...)
+	auction[3].Type = types.Double
+	wrong[2].Type = types.RowOf(auction...)
+	_, err = NewTable("t", wrong, opts())
+	require.ErrorContains(t, err, "Field 'auction.initialBid' of 't' is DOUBLE, but the nexmark connector generates BIGINT there")
 
 	wrong = append([]types.Field(nil), s...)
 	wrong[1].Type = wrong[1].Type.NonNull()

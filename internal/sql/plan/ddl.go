@@ -9,6 +9,7 @@ import (
 	"github.com/eddy-sql/eddy/internal/catalog"
 	"github.com/eddy-sql/eddy/internal/connector/datagen"
 	"github.com/eddy-sql/eddy/internal/connector/kafka"
+	"github.com/eddy-sql/eddy/internal/connector/nexmark"
 	"github.com/eddy-sql/eddy/internal/sql/ast"
 	"github.com/eddy-sql/eddy/internal/sqlerr"
 	"github.com/eddy-sql/eddy/types"
@@ -16,7 +17,7 @@ import (
 
 // connectors this version can run. Tables without 'connector' are Eddy
 // log tables.
-var knownConnectors = map[string]bool{datagen.Identifier: true, kafka.Kafka: true, kafka.UpsertKafka: true}
+var knownConnectors = map[string]bool{datagen.Identifier: true, nexmark.Identifier: true, kafka.Kafka: true, kafka.UpsertKafka: true}
 
 // TableFromDDL builds a catalog table from CREATE TABLE. For CREATE TABLE
 // AS SELECT, query is the schema of the query (its columns come first).
@@ -57,6 +58,11 @@ func (p *Planner) TableFromDDL(ct *ast.CreateTable, query *types.Schema) (*catal
 	}
 	if t.Connector() == datagen.Identifier {
 		if err := p.checkDatagen(t, ct); err != nil {
+			return nil, err
+		}
+	}
+	if t.Connector() == nexmark.Identifier {
+		if err := p.checkNexmark(t, ct); err != nil {
 			return nil, err
 		}
 	}

@@ -9,6 +9,7 @@ import (
 	"github.com/eddy-sql/eddy/internal/catalog"
 	"github.com/eddy-sql/eddy/internal/connector/datagen"
 	"github.com/eddy-sql/eddy/internal/connector/kafka"
+	"github.com/eddy-sql/eddy/internal/connector/nexmark"
 	"github.com/eddy-sql/eddy/internal/expr"
 	"github.com/eddy-sql/eddy/internal/jobgraph"
 	"github.com/eddy-sql/eddy/internal/sql/ast"
@@ -174,6 +175,12 @@ func (p *Planner) addInput(job *jobgraph.Job, t *catalog.Table, pos sqlerr.Pos) 
 		gen, err := datagen.New(t.Name, in.Physical.Fields, t.Options)
 		if err != nil {
 			return 0, datagenError(err, pos)
+		}
+		in.Log, in.Partitions, in.Generator = "", 1, gen
+	case nexmark.Identifier:
+		gen, err := nexmarkGenerator(t, pos)
+		if err != nil {
+			return 0, err
 		}
 		in.Log, in.Partitions, in.Generator = "", 1, gen
 	case kafka.Kafka, kafka.UpsertKafka:
