@@ -34,6 +34,8 @@ var allowed = map[string][]string{
 	"internal/sql/parser":        {"internal/sql/ast", "types", "internal/sqlerr"},
 	"internal/sql/plan":          {"internal/sql/ast", "internal/sql/parser", "internal/catalog", "internal/jobgraph", "internal/expr", "internal/connector/datagen", "internal/connector/kafka", "internal/connector/nexmark", "ptf", "types", "internal/sqlerr"},
 	"internal/engine":            {"*"},
+	"internal/nexmark":           {"*"},
+	"internal/nexmark/reference": {"internal/connector/nexmark", "types"},
 	"internal/statement":         {"*"},
 	"internal/server":            {"api/v1", "internal/statement", "internal/engine", "internal/runtime", "internal/store", "internal/sqlerr", "ptf"},
 	"api/v1":                     {},
