@@ -55,6 +55,9 @@ func TestNexmarkResume(t *testing.T) {
 	require.NoError(t, out.Job.Sync(ctx))
 	out.Job.Cancel()
 	_ = out.Job.Wait()
+	m := out.Job.Metrics()
+	require.Equal(t, events-read, m.RecordsOut)
+	require.Equal(t, m.RecordsOut, m.LatencySamples, "every row written has its latency measured")
 
 	whole := datagenExec(t, e, `INSERT INTO whole `+query, `SELECT * FROM whole`)
 	resumed := datagenExec(t, e, `SELECT * FROM resumed`)
