@@ -1,7 +1,7 @@
 # Make targets for Eddy. `make test` is the test command of the README and CI.
 GO ?= go
 
-.PHONY: build test testrace differential tutorial acceptance bench fuzz fmt vet check rewrite
+.PHONY: build test testrace differential tutorial acceptance bench nexmark fuzz fmt vet check rewrite
 
 build:
 	$(GO) build -o bin/eddy ./cmd/eddy
@@ -23,6 +23,12 @@ acceptance: build
 bench:
 	$(GO) test -run '^$$' -bench . -benchmem ./internal/runtime/ ./types/ ./internal/format/
 	$(GO) test -run '^$$' -bench 'KafkaPTFKafka|FranzLoop' -benchtime 1x ./internal/engine/
+
+# The Nexmark queries Eddy runs, one core, with what each costs (docs/nexmark.md).
+# NEXMARK_ARGS passes flags, e.g. make nexmark NEXMARK_ARGS='--queries q0,q4 --events 10000000'.
+NEXMARK_ARGS ?= --events 1000000
+nexmark: build
+	./bin/eddy bench nexmark $(NEXMARK_ARGS)
 
 fuzz:
 	$(GO) test -run '^$$' -fuzz FuzzParse -fuzztime 60s ./internal/sql/parser/

@@ -23,6 +23,7 @@ import (
 	"github.com/eddy-sql/eddy/internal/cli"
 	"github.com/eddy-sql/eddy/internal/devkafka"
 	"github.com/eddy-sql/eddy/internal/engine"
+	"github.com/eddy-sql/eddy/internal/nexmark"
 	"github.com/eddy-sql/eddy/internal/server"
 	"github.com/eddy-sql/eddy/ptf"
 	"github.com/spf13/pflag"
@@ -97,7 +98,7 @@ func Run(opts ...Option) int {
 		Registry:       reg,
 		DefaultDataDir: func() (string, error) { return cli.DefaultDataDir(os.LookupEnv) },
 		Remote:         remoteKeys{cli.NewAPIKeyRemote(cliOpts)},
-	}), devkafka.Command(c.stdout, c.stderr))
+	}), devkafka.Command(c.stdout, c.stderr), nexmark.Command(c.stdout, c.stderr))
 	return cli.Run(context.Background(), cliOpts, c.args)
 }
 
