@@ -13,6 +13,7 @@ test:
 # Flags after -args: -diff.seed, -diff.count, -diff.budget, -diff.query.
 differential:
 	$(GO) test -tags duckdb -run TestDifferential -count=1 ./internal/engine/
+	$(GO) test -tags duckdb -run TestReferenceAgainstDuckDB -count=1 ./internal/nexmark/reference/
 
 tutorial: build
 	rm -rf .eddy/tutorial && ./bin/eddy sql --data-dir .eddy/tutorial -f docs/tutorial/order_status.sql
