@@ -34,7 +34,7 @@ nexmark: build
 fuzz:
 	$(GO) test -run '^$$' -fuzz FuzzParse -fuzztime 60s ./internal/sql/parser/
 	$(GO) test -run '^$$' -fuzz FuzzDecodeRow -fuzztime 30s ./types/
-	for f in FuzzDecodeJSON FuzzDecodeAvro FuzzDecodeRaw FuzzDecodeRegistry FuzzJSONFastVsSlow; do \
+	for f in FuzzDecodeJSON FuzzDecodeAvro FuzzDecodeRaw FuzzDecodeRegistry FuzzJSONFastVsSlow FuzzDecodeCSV FuzzDecodeDebezium; do \
 		$(GO) test -run '^$$' -fuzz "^$$f$$" -fuzztime 30s ./internal/format/ || exit 1; \
 	done
 

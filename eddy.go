@@ -91,7 +91,8 @@ func Run(opts ...Option) int {
 		Version: Version,
 		Stdin:   c.stdin, Stdout: c.stdout, Stderr: c.stderr,
 		OpenEngine: func(ctx context.Context, dataDir string) (cli.Engine, error) {
-			return engine.Open(ctx, engine.Options{DataDir: dataDir, Registry: reg})
+			// 'print' tables print where the shell writes.
+			return engine.Open(ctx, engine.Options{DataDir: dataDir, Registry: reg, Stdout: c.stdout, Stderr: c.stderr})
 		},
 	}
 	cliOpts.Commands = append(server.Commands(server.CommandOptions{

@@ -72,15 +72,18 @@ type Distribution struct {
 
 // Table is a table in the catalog.
 type Table struct {
-	Catalog      string            `json:"catalog"`
-	Database     string            `json:"database"`
-	Name         string            `json:"name"`
-	Columns      []Column          `json:"columns"`
-	PrimaryKey   []string          `json:"primary_key,omitempty"`
-	Watermark    *Watermark        `json:"watermark,omitempty"`
-	Distribution *Distribution     `json:"distribution,omitempty"`
-	Options      map[string]string `json:"options,omitempty"`
-	Comment      string            `json:"comment,omitempty"`
+	Catalog      string        `json:"catalog"`
+	Database     string        `json:"database"`
+	Name         string        `json:"name"`
+	Columns      []Column      `json:"columns"`
+	PrimaryKey   []string      `json:"primary_key,omitempty"`
+	Watermark    *Watermark    `json:"watermark,omitempty"`
+	Distribution *Distribution `json:"distribution,omitempty"`
+	// PartitionKeys are the PARTITIONED BY columns (connectors that write
+	// partition directories, such as 'filesystem').
+	PartitionKeys []string          `json:"partition_keys,omitempty"`
+	Options       map[string]string `json:"options,omitempty"`
+	Comment       string            `json:"comment,omitempty"`
 	// Log is the name of the table's embedded log (tables without a
 	// 'connector' option).
 	Log string `json:"log,omitempty"`

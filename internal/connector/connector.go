@@ -3,6 +3,7 @@ package connector
 import (
 	"context"
 	"errors"
+	"io"
 	"log/slog"
 	"time"
 
@@ -58,6 +59,9 @@ type Env struct {
 	// Bounds, for a source, are the end offsets an earlier run of the job
 	// resolved for a bounded table: a restarted job ends at the same place.
 	Bounds map[int32]int64
+	// Stdout and Stderr are the process's output streams (the 'print'
+	// connector writes there).
+	Stdout, Stderr io.Writer
 }
 
 // Source is an external input, built (as plain configuration) by the
@@ -70,14 +74,17 @@ type Source interface {
 	// last checkpoint; partitions missing from it start where the source's
 	// startup mode says.
 	Open(ctx context.Context, env Env, from map[int32]int64) (Reader, error)
-	// Decode decodes a record's key and value into the physical columns of
-	// the table (appended to dst) and the row's kind. A nil result with a
-	// nil error means: skip the record.
-	Decode(rec *Record, dst []types.Value) ([]types.Value, types.RowKind, error)
+	// Decode decodes a record into the rows it holds: usually one, none
+	// to skip the record, two for a changelog format's update (-U, +U).
+	// Each row's physical columns are appended to dst in turn and its
+	// kind to kinds.
+	Decode(rec *Record, dst []types.Value, kinds []types.RowKind) ([]types.Value, []types.RowKind, error)
 	// Describe names a record for error messages ("topic t partition 0
 	// offset 42").
 	Describe(rec *Record) string
-	// Topic is the topic (the 'topic' metadata column).
+	// Topic is the topic (the 'topic' metadata column, and the topic
+	// column of dead-letter rows); a source without topics names where
+	// it reads (a path).
 	Topic() string
 	// IdleTimeout is how long a partition without records may hold the
 	// watermark back (0: forever).

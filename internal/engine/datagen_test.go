@@ -251,7 +251,8 @@ func TestDatagenReadOnly(t *testing.T) {
 		`CREATE TABLE g (id INT) WITH ('connector' = 'datagen')`)
 	for _, stmt := range []string{`INSERT INTO g VALUES (1)`, `INSERT INTO g SELECT * FROM g`} {
 		se = datagenErr(t, e, stmt)
-		require.Contains(t, se.Message, "Table 'g' uses the 'datagen' connector: its rows are generated, so it cannot be written into")
+		require.Contains(t, se.Message, "Connector 'datagen' can only be used as a source. It cannot be used as a sink.")
+		require.True(t, se.Pos.IsValid(), stmt)
 	}
 	se = datagenErr(t, e, `CREATE TABLE c WITH ('connector' = 'datagen') AS SELECT * FROM g`)
 	require.Contains(t, se.Message, "cannot be created AS SELECT")

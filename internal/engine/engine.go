@@ -8,6 +8,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"log/slog"
 	"maps"
 	"os"
@@ -17,8 +18,9 @@ import (
 
 	"github.com/eddy-sql/eddy/internal/catalog"
 	"github.com/eddy-sql/eddy/internal/cli"
+	"github.com/eddy-sql/eddy/internal/connector"
+	"github.com/eddy-sql/eddy/internal/connector/builtin"
 	"github.com/eddy-sql/eddy/internal/connector/datagen"
-	"github.com/eddy-sql/eddy/internal/connector/nexmark"
 	"github.com/eddy-sql/eddy/internal/jobgraph"
 	"github.com/eddy-sql/eddy/internal/logstore"
 	"github.com/eddy-sql/eddy/internal/runtime"
@@ -40,17 +42,25 @@ type Options struct {
 	Logger *slog.Logger
 	// Clock supplies processing time. Default: the system clock.
 	Clock runtime.Clock
+	// Connectors holds the connectors tables may use. Default: the
+	// built-in ones (package connector/builtin).
+	Connectors *connector.Registry
+	// Stdout and Stderr are where 'print' tables print. Default: the
+	// process's standard output and error.
+	Stdout, Stderr io.Writer
 }
 
 // Engine is an embedded engine with one SQL session.
 type Engine struct {
-	db     *store.DB
-	logs   *logstore.Store
-	cat    *catalog.Catalog
-	reg    *ptf.Registry
-	sess   *plan.Session
-	env    runtime.Env
-	logger *slog.Logger
+	db   *store.DB
+	logs *logstore.Store
+	cat  *catalog.Catalog
+	reg  *ptf.Registry
+	// connectors are the connector factories of tables.
+	connectors *connector.Registry
+	sess       *plan.Session
+	env        runtime.Env
+	logger     *slog.Logger
 
 	mu   sync.Mutex
 	jobs []*runtime.Job
@@ -90,6 +100,15 @@ func Open(ctx context.Context, opts Options) (*Engine, error) {
 	if opts.Registry == nil {
 		opts.Registry = ptf.NewRegistry()
 	}
+	if opts.Connectors == nil {
+		opts.Connectors = builtin.Registry()
+	}
+	if opts.Stdout == nil {
+		opts.Stdout = os.Stdout
+	}
+	if opts.Stderr == nil {
+		opts.Stderr = os.Stderr
+	}
 	if opts.DataDir != "" {
 		if err := os.MkdirAll(opts.DataDir, 0o755); err != nil {
 			return nil, fmt.Errorf("creating data directory %s: %w", opts.DataDir, err)
@@ -110,9 +129,9 @@ func Open(ctx context.Context, opts Options) (*Engine, error) {
 		return nil, fmt.Errorf("opening catalog: %w", err)
 	}
 	e := &Engine{
-		db: db, logs: logs, cat: cat, reg: opts.Registry, logger: opts.Logger,
+		db: db, logs: logs, cat: cat, reg: opts.Registry, connectors: opts.Connectors, logger: opts.Logger,
 		sess: &plan.Session{Catalog: catalog.DefaultCatalog, Database: catalog.DefaultDatabase, Config: map[string]string{}},
-		env:  runtime.Env{DB: db, Logs: logs, Clock: opts.Clock, Logger: opts.Logger},
+		env:  runtime.Env{DB: db, Logs: logs, Clock: opts.Clock, Logger: opts.Logger, Stdout: opts.Stdout, Stderr: opts.Stderr},
 	}
 	if err := e.ensureExamples(); err != nil {
 		db.Close()
@@ -173,7 +192,8 @@ func exampleTable(et datagen.ExampleTable) *catalog.Table {
 }
 
 // checkWritable refuses statements that would change the read-only
-// examples catalog or write into a generated ('datagen', 'nexmark') table.
+// examples catalog (writing into a source-only connector's table is
+// refused by the planner).
 func (e *Engine) checkWritable(stmt ast.Statement) error {
 	readOnly := func(pos sqlerr.Pos, what string) error {
 		return sqlerr.Newf(sqlerr.Unsupported, "The catalog '%s' is read-only: %s", datagen.ExamplesCatalog, what).At(pos).
@@ -210,10 +230,6 @@ func (e *Engine) checkWritable(stmt ast.Statement) error {
 		if t.Catalog == datagen.ExamplesCatalog {
 			return readOnly(s.Table.Pos(), "its tables cannot be written into")
 		}
-		if c := t.Connector(); c == datagen.Identifier || c == nexmark.Identifier {
-			return sqlerr.Newf(sqlerr.Unsupported, "Table '%s' uses the '%s' connector: its rows are generated, so it cannot be written into", t.Name, c).At(s.Table.Pos()).
-				WithHint("write into an Eddy log table (a table without 'connector') instead")
-		}
 	}
 	return nil
 }
@@ -245,7 +261,7 @@ func (e *Engine) Close() error {
 }
 
 func (e *Engine) planner() *plan.Planner {
-	return &plan.Planner{Catalog: e.cat, Registry: e.reg, Session: e.sess, Now: e.env.Clock.Now}
+	return &plan.Planner{Catalog: e.cat, Registry: e.reg, Connectors: e.connectors, Session: e.sess, Now: e.env.Clock.Now}
 }
 
 func newID() string {

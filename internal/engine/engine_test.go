@@ -7,6 +7,7 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -57,6 +58,10 @@ const statementTimeout = 2 * time.Minute
 //	             With fails, reading the rows must fail: the rows before
 //	             the failure and the error are printed.
 //	reopen       close the engine and open the same data directory again
+//	stdout       wait for the running statements to catch up (as the next
+//	             statement of a script does) and print what 'print'
+//	             tables printed since the last stdout, then what went to
+//	             standard error after "stderr:"
 func TestSQL(t *testing.T) {
 	for _, dir := range []string{"testdata/sql", "testdata/acceptance"} {
 		datadriven.Walk(t, dir, func(t *testing.T, path string) {
@@ -110,6 +115,29 @@ type harness struct {
 	dir string
 	reg *ptf.Registry
 	eng *engine.Engine
+	// stdout and stderr capture what 'print' tables print.
+	stdout, stderr syncBuffer
+}
+
+// syncBuffer is a buffer safe for concurrent writes.
+type syncBuffer struct {
+	mu  sync.Mutex
+	buf strings.Builder
+}
+
+func (b *syncBuffer) Write(p []byte) (int, error) {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return b.buf.Write(p)
+}
+
+// take returns what was written and empties the buffer.
+func (b *syncBuffer) take() string {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	s := b.buf.String()
+	b.buf.Reset()
+	return s
 }
 
 func newHarness(t *testing.T, disk bool) *harness {
@@ -127,7 +155,7 @@ func newHarness(t *testing.T, disk bool) *harness {
 }
 
 func (h *harness) open(t *testing.T) {
-	eng, err := engine.Open(t.Context(), engine.Options{DataDir: h.dir, Registry: h.reg})
+	eng, err := engine.Open(t.Context(), engine.Options{DataDir: h.dir, Registry: h.reg, Stdout: &h.stdout, Stderr: &h.stderr})
 	require.NoError(t, err)
 	h.eng = eng
 }
@@ -144,6 +172,19 @@ func (h *harness) run(t *testing.T, d *datadriven.TestData) string {
 		require.NoError(t, h.eng.Close(), "closing the engine")
 		h.open(t)
 		return "ok"
+	case "stdout":
+		// Any statement of a script first syncs the running ones.
+		if _, err := h.execute(t, cli.Statement{Text: "SHOW CATALOGS"}); err != nil {
+			return formatError(err, sqlerr.Pos{})
+		}
+		out := h.stdout.take()
+		if e := h.stderr.take(); e != "" {
+			out += "stderr:\n" + e
+		}
+		if out == "" {
+			return "(nothing printed)\n"
+		}
+		return out
 	}
 	d.Fatalf(t, "unknown command %q", d.Cmd)
 	return ""

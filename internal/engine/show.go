@@ -7,7 +7,6 @@ import (
 
 	"github.com/eddy-sql/eddy/internal/catalog"
 	"github.com/eddy-sql/eddy/internal/cli"
-	"github.com/eddy-sql/eddy/internal/connector/kafka"
 	"github.com/eddy-sql/eddy/internal/expr"
 	"github.com/eddy-sql/eddy/internal/jobgraph"
 	"github.com/eddy-sql/eddy/internal/sql/ast"
@@ -180,7 +179,7 @@ func (e *Engine) tableDetails(t *catalog.Table) [][]string {
 	if c := t.Connector(); c != "" {
 		kind = "connector '" + c + "'"
 	}
-	rows = append(rows, detail("kind", kind), detail("changelog.mode", t.ChangelogMode()))
+	rows = append(rows, detail("kind", kind), detail("changelog.mode", e.planner().TableMode(t).String()))
 	if t.Distribution != nil {
 		rows = append(rows, detail("distribution", fmt.Sprintf("BY (%s) INTO %d BUCKETS", strings.Join(t.Distribution.Columns, ", "), t.Buckets())))
 	}
@@ -196,7 +195,7 @@ func (e *Engine) tableDetails(t *catalog.Table) [][]string {
 	for _, w := range writers {
 		rows = append(rows, detail("written by", w))
 	}
-	shown := kafka.Redacted(t.Options)
+	shown := e.connectors.Redacted(t.Options)
 	for _, k := range sortedKeys(shown) {
 		rows = append(rows, detail("option "+k, shown[k]))
 	}
@@ -208,11 +207,11 @@ func (e *Engine) showCreateTable(s *ast.ShowCreateTable) (*cli.Result, error) {
 	if err != nil {
 		return nil, err
 	}
-	return &cli.Result{Message: "\n" + CreateTableSQL(t)}, nil
+	return &cli.Result{Message: "\n" + e.CreateTableSQL(t)}, nil
 }
 
 // CreateTableSQL renders the DDL of a table, secrets redacted.
-func CreateTableSQL(t *catalog.Table) string {
+func (e *Engine) CreateTableSQL(t *catalog.Table) string {
 	var b strings.Builder
 	fmt.Fprintf(&b, "CREATE TABLE %s (\n", ast.QuoteIdent(t.Catalog)+"."+ast.QuoteIdent(t.Database)+"."+ast.QuoteIdent(t.Name))
 	var lines []string
@@ -263,11 +262,18 @@ func CreateTableSQL(t *catalog.Table) string {
 			fmt.Fprintf(&b, "\nDISTRIBUTED INTO %d BUCKETS", d.Buckets)
 		}
 	}
+	if len(t.PartitionKeys) > 0 {
+		var cs []string
+		for _, c := range t.PartitionKeys {
+			cs = append(cs, ast.QuoteIdent(c))
+		}
+		fmt.Fprintf(&b, "\nPARTITIONED BY (%s)", strings.Join(cs, ", "))
+	}
 	if len(t.Options) > 0 {
 		var opts []string
-		// Secrets of Kafka tables (passwords, JAAS configs, registry
-		// credentials) are not shown.
-		shown := kafka.Redacted(t.Options)
+		// Secrets (passwords, JAAS configs, registry credentials) are not
+		// shown.
+		shown := e.connectors.Redacted(t.Options)
 		for _, k := range sortedKeys(t.Options) {
 			opts = append(opts, fmt.Sprintf("  '%s' = '%s'", k, strings.ReplaceAll(shown[k], "'", "''")))
 		}

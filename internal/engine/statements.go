@@ -9,7 +9,7 @@ import (
 
 	"github.com/eddy-sql/eddy/internal/catalog"
 	"github.com/eddy-sql/eddy/internal/cli"
-	"github.com/eddy-sql/eddy/internal/connector/kafka"
+	"github.com/eddy-sql/eddy/internal/connector"
 	"github.com/eddy-sql/eddy/internal/expr"
 	"github.com/eddy-sql/eddy/internal/sql/ast"
 	"github.com/eddy-sql/eddy/internal/sql/plan"
@@ -60,8 +60,8 @@ func (e *Engine) createTable(ctx context.Context, s *ast.CreateTable) (*cli.Resu
 		}
 	}
 	note := ""
-	if kafka.IsConnector(t.Connector()) {
-		if note, err = e.createKafkaTable(ctx, p, t, s); err != nil {
+	if t.Connector() != "" {
+		if note, err = e.createConnectorTable(ctx, p, t, s); err != nil {
 			return nil, err
 		}
 	} else {
@@ -161,8 +161,8 @@ func (e *Engine) dropTable(s *ast.DropTable) (*cli.Result, error) {
 			return nil, fmt.Errorf("dropping the log of %s: %w", t.Name, err)
 		}
 	}
-	if kafka.IsConnector(t.Connector()) {
-		return &cli.Result{Message: fmt.Sprintf("Table '%s' has been dropped. Its topic '%s' was kept: Eddy never deletes topics.", t.Name, t.Options["topic"])}, nil
+	if note := e.droppedNote(t); note != "" {
+		return &cli.Result{Message: fmt.Sprintf("Table '%s' has been dropped.%s", t.Name, note)}, nil
 	}
 	return ok()
 }
@@ -176,13 +176,17 @@ func (e *Engine) insert(ctx context.Context, s *ast.Insert) (*cli.Result, error)
 	if err := notAView(t, s.Table.Pos(), "views cannot be written; INSERT INTO a table"); err != nil {
 		return nil, err
 	}
+	opts := plan.InsertOptionsOf(s)
 	if v, isValues := s.Query.(*ast.Values); isValues {
-		rows, err := p.PlanValues(t, s.Columns, v)
+		rows, err := p.PlanValuesWith(t, s.Columns, v, opts, s.Table.Pos())
 		if err != nil {
 			return nil, err
 		}
-		if kafka.IsConnector(t.Connector()) {
-			err = e.writeKafka(ctx, p, t, rows)
+		if t.Connector() != "" {
+			var so connector.SinkOptions
+			if so, err = p.InsertSinkOptions(t, opts, s.Table.Pos()); err == nil {
+				err = e.writeConnector(ctx, p, t, so, rows, s.Table.Pos())
+			}
 		} else {
 			err = e.appendRows(t, rows)
 		}
@@ -191,14 +195,18 @@ func (e *Engine) insert(ctx context.Context, s *ast.Insert) (*cli.Result, error)
 		}
 		return &cli.Result{Message: fmt.Sprintf("Inserted %d rows into %s.", len(rows), t.Name)}, nil
 	}
-	q, err := p.PlanInsert(t, s.Columns, s.Query, s.Query.Pos())
+	q, err := p.PlanInsertWith(t, s.Columns, s.Query, s.Query.Pos(), opts)
 	if err != nil {
 		return nil, err
 	}
 	if _, err := e.startJob(ctx, q, false, ""); err != nil {
 		return nil, err
 	}
-	return &cli.Result{Message: fmt.Sprintf("Submitted INSERT INTO %s: the job runs in the background.", t.Name)}, nil
+	verb := "INSERT INTO"
+	if s.Overwrite {
+		verb = "INSERT OVERWRITE"
+	}
+	return &cli.Result{Message: fmt.Sprintf("Submitted %s %s: the job runs in the background.", verb, t.Name)}, nil
 }
 
 func (e *Engine) query(ctx context.Context, q ast.Query, interactive bool) (*cli.Result, error) {

@@ -1,7 +1,9 @@
 package format
 
 import (
+	"bytes"
 	"math/big"
+	"strconv"
 	"testing"
 
 	"github.com/eddy-sql/eddy/types"
@@ -142,4 +144,56 @@ func BenchmarkJSONDecode(b *testing.B) {
 	ac := all.(*jsonCodec)
 	b.Run("all-types/fast", func(b *testing.B) { run(b, ac.Decode) })
 	b.Run("all-types/generic", func(b *testing.B) { run(b, ac.decodeGeneric) })
+}
+
+func BenchmarkCSV(b *testing.B) { benchOrder(b, "csv", nil) }
+
+// BenchmarkCSVHandLoop is the same work as BenchmarkCSV written by hand
+// for these three columns: append the fields, split the line, parse each
+// field (the practical limit).
+func BenchmarkCSVHandLoop(b *testing.B) {
+	_, row := orderEvents()
+	vals := row(b)
+	var buf []byte
+	dec := make([]types.Value, 0, 3)
+	b.ReportAllocs()
+	for b.Loop() {
+		buf = strconv.AppendInt(buf[:0], vals[0].Int(), 10)
+		buf = append(buf, ',')
+		buf = append(buf, vals[1].Str()...)
+		buf = append(buf, ',')
+		buf = appendDate(buf, floorDiv(vals[2].Int(), nanosPerDay))
+		buf = append(buf, ' ')
+		buf = appendTimeOfDay(buf, vals[2].Int()-floorDiv(vals[2].Int(), nanosPerDay)*nanosPerDay, 3)
+		f1, rest, _ := bytes.Cut(buf, []byte{','})
+		f2, f3, _ := bytes.Cut(rest, []byte{','})
+		n, err := strconv.ParseInt(string(f1), 10, 64)
+		if err != nil {
+			b.Fatal(err)
+		}
+		ts, err := types.ParseTimestamp(string(f3))
+		if err != nil {
+			b.Fatal(err)
+		}
+		dec = append(dec[:0], types.NewInt(n), types.NewString(string(f2)), ts)
+	}
+}
+
+// BenchmarkDebeziumDecode decodes an update event (two rows) of the order
+// columns.
+func BenchmarkDebeziumDecode(b *testing.B) {
+	s, row := orderEvents()
+	c, err := NewChangelog("debezium-json", s, nil)
+	if err != nil {
+		b.Fatal(err)
+	}
+	msg := []byte(`{"before":{"order_id":101,"status":"PLACED","ts":"2026-08-01 09:00:00"},"after":{"order_id":101,"status":"SHIPPED","ts":"2026-08-01 09:00:05"},"op":"u","source":{"db":"shop"},"ts_ms":1785574805000}`)
+	vals, kinds := make([]types.Value, 0, 6), make([]types.RowKind, 0, 2)
+	_ = row
+	b.ReportAllocs()
+	for b.Loop() {
+		if vals, kinds, err = c.DecodeChanges(msg, vals[:0], kinds[:0]); err != nil || len(kinds) != 2 {
+			b.Fatal(err)
+		}
+	}
 }

@@ -1,6 +1,8 @@
 // Package format holds the row codecs of Kafka key and value payloads
-// (docs/decisions/0008-kafka-tables.md §4). A Codec converts between the
-// values of a fixed list of columns (a *types.Schema) and one payload.
+// and of the records of files (docs/decisions/0008-kafka-tables.md §4,
+// 0018-connector-factories.md). A Codec converts between the values of a
+// fixed list of columns (a *types.Schema) and one payload; a
+// ChangelogCodec between a payload and the changes it holds.
 //
 // Formats, with Flink's names and semantics:
 //
@@ -37,6 +39,31 @@
 //     Decode also requires it; url, subject, basic-auth.*,
 //     bearer-auth.token, schema and auto.register.schemas are accepted for
 //     the connector. DecodeID reports the id. With a registry, see below.
+//   - csv: Flink's csv format, one record per payload (a line of a file),
+//     fields in column order, no header. NULL is an empty field (or
+//     csv.null-literal); an empty unquoted field of a string column is the empty string
+//     as in Flink, of any other column NULL (Flink fails on it for dates
+//     and times). Strings are quoted when they hold the delimiter, the
+//     quote, a line break, or are empty; numbers, BOOLEAN (true/false),
+//     DECIMAL with its scale, BYTES in base64, DATE, TIME, TIMESTAMP
+//     "2026-08-01 09:00:00[.fff]" (TIMESTAMP_LTZ with 'Z'), ARRAY and ROW
+//     of simple types as elements joined by csv.array-element-delimiter;
+//     no MAP. Options: csv.field-delimiter (','; '\t' for a tab),
+//     csv.quote-character ('"'), csv.disable-quote-character,
+//     csv.escape-character, csv.allow-comments ('#' lines are skipped),
+//     csv.ignore-parse-errors (fields that do not convert become NULL,
+//     records that do not split are skipped), csv.array-element-delimiter
+//     (';'), csv.null-literal.
+//   - debezium-json: a changelog format (ChangelogCodec, NewChangelog):
+//     Debezium's JSON change events {"before":..., "after":..., "op":...}
+//     (inside "payload" with debezium-json.schema-include). Op c and r
+//     decode to +I of after, u to -U of before and +U of after, d to -D of
+//     before; an empty message (a tombstone) to nothing. Encoding writes
+//     +I and +U as {"before":null,"after":{...},"op":"c"} and -U and -D as
+//     {"before":{...},"after":null,"op":"d"}, as Flink does. The row
+//     fields follow the json format and its options (with the
+//     debezium-json. prefix); debezium-json.ignore-parse-errors skips
+//     messages that are not changes.
 //   - json-registry: the json body behind the same Confluent header,
 //     handled like avro-confluent (same options); its schema is the JSON
 //     Schema that JSONSchema derives (type "JSON").

@@ -46,7 +46,7 @@ func (e *Error) Error() string {
 
 // Names lists the supported format names, aliases included.
 func Names() []string {
-	return []string{"avro", "avro-confluent", "avro-registry", "json", "json-registry", "raw"}
+	return []string{"avro", "avro-confluent", "avro-registry", "csv", "debezium-json", "json", "json-registry", "raw"}
 }
 
 // Canonical returns the canonical name of a format name or alias, or "".
@@ -62,6 +62,10 @@ func Canonical(name string) string {
 		return "avro-confluent"
 	case "json-registry":
 		return "json-registry"
+	case "csv":
+		return "csv"
+	case "debezium-json":
+		return "debezium-json"
 	}
 	return ""
 }
@@ -71,6 +75,8 @@ var knownOptions = map[string][]string{
 	"raw":            {"charset", "endianness"},
 	"json":           {"fail-on-missing-field", "ignore-parse-errors", "timestamp-format.standard", "map-null-key.mode", "map-null-key.literal", "encode.decimal-as-plain-number", "encode.ignore-null-fields"},
 	"avro":           {"encoding", "codec", "timestamp_mapping.legacy"},
+	"csv":            {"field-delimiter", "disable-quote-character", "quote-character", "allow-comments", "ignore-parse-errors", "array-element-delimiter", "escape-character", "null-literal"},
+	"debezium-json":  {"schema-include", "ignore-parse-errors", "timestamp-format.standard", "map-null-key.mode", "map-null-key.literal", "encode.decimal-as-plain-number", "encode.ignore-null-fields"},
 	"avro-confluent": {"schema-id", "url", "subject", "basic-auth.credentials-source", "basic-auth.user-info", "bearer-auth.credentials-source", "bearer-auth.token", "schema", "properties", "auto.register.schemas"},
 }
 
@@ -87,7 +93,7 @@ func optErr(format string, args ...any) error {
 func normalize(name, canon string, opts map[string]string) (map[string]string, error) {
 	known := knownOptions[canon]
 	out := make(map[string]string, len(opts))
-	prefixes := []string{strings.ToLower(name) + ".", canon + ".", "json.", "avro-confluent.", "avro-registry.", "json-registry.", "avro."}
+	prefixes := []string{strings.ToLower(name) + ".", canon + ".", "json.", "avro-confluent.", "avro-registry.", "json-registry.", "avro.", "csv.", "debezium-json."}
 	keys := make([]string, 0, len(opts))
 	for k := range opts {
 		keys = append(keys, k)
@@ -103,8 +109,15 @@ func normalize(name, canon string, opts map[string]string) (map[string]string, e
 		}
 		if !has(known, base) {
 			e := sqlerr.Newf(sqlerr.InvalidOption, "unknown option %q for format %q", k, name)
-			if s := suggest(base, known); s != "" {
-				e = e.WithHint("did you mean %q?", s)
+			short := base
+			for _, p := range prefixes {
+				if rest, ok := strings.CutPrefix(short, p); ok {
+					short = rest
+					break
+				}
+			}
+			if s := suggest(short, known); s != "" {
+				e = e.WithHint("did you mean %q?", strings.TrimSuffix(k, short)+s)
 			}
 			return nil, e
 		}
@@ -157,6 +170,10 @@ func New(name string, schema *types.Schema, opts map[string]string) (Codec, erro
 	switch canon {
 	case "raw":
 		return newRaw(schema, o)
+	case "csv":
+		return newCSV(schema, o)
+	case "debezium-json":
+		return nil, optErr("format 'debezium-json' is a changelog format: use NewChangelog")
 	case "json":
 		return newJSON(schema, o)
 	case "avro":

@@ -2,8 +2,6 @@ package jobgraph
 
 import (
 	"github.com/eddy-sql/eddy/internal/connector"
-	"time"
-
 	"github.com/eddy-sql/eddy/internal/expr"
 	"github.com/eddy-sql/eddy/ptf"
 	"github.com/eddy-sql/eddy/types"
@@ -83,34 +81,22 @@ type Input struct {
 	Watermark *Watermark
 }
 
-// Generator produces the rows of a generated table. Row i is a pure
-// function of i, so the number of rows read is enough to resume. It must be
-// safe for concurrent use.
-type Generator interface {
-	// Row appends the physical values of row i (from 0) to dst.
-	Row(i int64, dst []types.Value) []types.Value
-	// End returns the number of rows of a bounded table, or -1.
-	End() int64
-	// RowsPerSecond is the pace of a continuous read.
-	RowsPerSecond() int64
-	// SnapshotRows returns how many rows a snapshot started at now reads.
-	SnapshotRows(now time.Time) int64
-}
+// Generator produces the rows of a generated table (connector.Generator).
+type Generator = connector.Generator
 
-// MetaOffset and MetaPartition are the positions, after the physical
-// columns, of the metadata values the source appends to each stored row
-// before Columns are evaluated.
+// MetaOffset and the other Meta* constants are the slots, after the
+// physical columns, of the metadata values the source appends to each
+// stored row before Columns are evaluated (connector.Meta*).
 const (
-	MetaOffset = iota
-	MetaPartition
-	MetaTimestamp     // TIMESTAMP_LTZ(3): the record's timestamp
-	MetaTimestampType // STRING: NoTimestampType, CreateTime, LogAppendTime
-	MetaTopic         // STRING: the topic
-	MetaHeaders       // MAP<STRING, BYTES>
-	MetaLeaderEpoch   // INT (NULL when unknown)
-	MetaRawKey        // BYTES
-	MetaRawValue      // BYTES
-	metaCount
+	MetaOffset        = connector.MetaOffset
+	MetaPartition     = connector.MetaPartition
+	MetaTimestamp     = connector.MetaTimestamp
+	MetaTimestampType = connector.MetaTimestampType
+	MetaTopic         = connector.MetaTopic
+	MetaHeaders       = connector.MetaHeaders
+	MetaLeaderEpoch   = connector.MetaLeaderEpoch
+	MetaRawKey        = connector.MetaRawKey
+	MetaRawValue      = connector.MetaRawValue
 )
 
 // ErrorHandling is a table's 'error-handling.mode': fail (default),
@@ -123,7 +109,7 @@ type ErrorHandling struct {
 }
 
 // MetaCount is the number of metadata values appended to stored rows.
-const MetaCount = metaCount
+const MetaCount = connector.MetaCount
 
 // PTFTable is one table argument of a PTF call.
 type PTFTable struct {

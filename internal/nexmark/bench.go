@@ -49,10 +49,6 @@ type BenchResult struct {
 	StateBytes int64
 	// Allocs and AllocBytes are heap allocations during the run.
 	Allocs, AllocBytes uint64
-	// Sink says where the rows went: "blackhole" (the script's sink), or
-	// "collect" when this build has no blackhole connector and the query
-	// ran as a SELECT whose rows the benchmark read and dropped.
-	Sink string
 }
 
 // EventsPerCoreSecond is events per second of CPU time.
@@ -92,23 +88,11 @@ func Bench(ctx context.Context, query string, o BenchOptions) (*BenchResult, err
 	if !strings.HasPrefix(strings.ToUpper(insert), "INSERT INTO "+strings.ToUpper(sinkPrefix)) {
 		return nil, fmt.Errorf("the script of %s does not end with its INSERT", query)
 	}
-	res := &BenchResult{Query: query, Events: o.Events, Sink: "blackhole"}
-	for _, s := range stmts[:len(stmts)-1] {
-		err := Exec(ctx, e, []string{s})
-		if err != nil && isSinkDDL(s) && isBlackhole(s) && strings.Contains(err.Error(), "blackhole") {
-			// No blackhole connector in this build: run the query as a
-			// SELECT and drop its rows here.
-			res.Sink = "collect"
-			continue
-		}
-		if err != nil {
-			return nil, err
-		}
+	if err := Exec(ctx, e, stmts[:len(stmts)-1]); err != nil {
+		return nil, err
 	}
+	res := &BenchResult{Query: query, Events: o.Events}
 	stmt := insert
-	if res.Sink == "collect" {
-		stmt = selectOf(insert)
-	}
 
 	goruntime.GC()
 	var m0, m1 goruntime.MemStats
@@ -119,16 +103,6 @@ func Bench(ctx context.Context, query string, o BenchOptions) (*BenchResult, err
 		return nil, &StatementError{Statement: stmt, Err: err}
 	}
 	job := out.Job
-	drained := make(chan int64, 1)
-	if res.Sink == "collect" {
-		go func() {
-			var n int64
-			for range job.Results() {
-				n++
-			}
-			drained <- n
-		}()
-	}
 	err = job.Sync(ctx)
 	wall, cpu := time.Since(wall0), cpuTime()-cpu0
 	goruntime.ReadMemStats(&m1)
@@ -154,20 +128,6 @@ func Bench(ctx context.Context, query string, o BenchOptions) (*BenchResult, err
 	res.StateBytes = size
 	res.Allocs, res.AllocBytes = m1.Mallocs-m0.Mallocs, m1.TotalAlloc-m0.TotalAlloc
 	return res, nil
-}
-
-func isBlackhole(ddl string) bool {
-	return strings.Contains(strings.ReplaceAll(ddl, " ", ""), "'connector'='blackhole'")
-}
-
-// selectOf returns the query of INSERT INTO name query.
-func selectOf(insert string) string {
-	f := strings.Fields(insert) // INSERT INTO name ...
-	rest := strings.TrimSpace(insert)
-	for _, w := range f[:3] {
-		rest = strings.TrimSpace(strings.TrimPrefix(rest, w))
-	}
-	return rest
 }
 
 // stateSize adds up the keys and values of the job's state namespaces

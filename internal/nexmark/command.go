@@ -67,9 +67,6 @@ max-emit-speed); --tps is their rate in event time (first-event.rate), which
 decides how many events fall in a window. --cores sets GOMAXPROCS (1: one
 core, as the per-core figures assume).
 
-Without a blackhole connector in this build, a query runs as a SELECT whose
-rows the benchmark reads and drops (sink "collect" in the table).
-
 With --check, each query instead runs over --events events and its final
 result is compared with a plain-Go reference implementation.
 
@@ -147,7 +144,7 @@ func (n *nexmarkCommand) run(ctx context.Context) error {
 	if n.check {
 		return n.runCheck(ctx, qs)
 	}
-	t := newTable(n.stdout, n.markdown, "query", "events/s/core", "events/s", "p50", "p99", "state", "allocs/event", "rows", "sink")
+	t := newTable(n.stdout, n.markdown, "query", "events/s/core", "events/s", "p50", "p99", "state", "allocs/event", "rows")
 	failed := 0
 	var waiting []string
 	for _, q := range qs {
@@ -167,7 +164,7 @@ func (n *nexmarkCommand) run(ctx context.Context) error {
 			perCore = fmt.Sprintf("%.0fk", r.EventsPerCoreSecond()/1000)
 		}
 		t.row(q.Name, perCore, fmt.Sprintf("%.0fk", r.EventsPerSecond()/1000), duration(r.P50), duration(r.P99),
-			byteSize(r.StateBytes), fmt.Sprintf("%.2f", r.AllocsPerEvent()), fmt.Sprint(r.Rows), r.Sink)
+			byteSize(r.StateBytes), fmt.Sprintf("%.2f", r.AllocsPerEvent()), fmt.Sprint(r.Rows))
 	}
 	t.flush()
 	if len(waiting) > 0 {

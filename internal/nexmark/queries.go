@@ -34,7 +34,7 @@ var Queries = []Query{
 	{"q9", "Winning bids", "each auction with its winning bid: ROW_NUMBER Top-1 over a join with a time-range condition",
 		"ROW_NUMBER Top-N (issue 14 item 3)"},
 	{"q10", "Log to file system", "every bid with DATE_FORMAT day and minute, into a partitioned filesystem table",
-		"PARTITIONED BY and the filesystem sink (issue 11)"},
+		"the filesystem sink's partition-commit and rolling options ('sink.partition-commit.*', 'partition.time-extractor.timestamp-pattern', 'sink.rolling-policy.*'; issue 11)"},
 	{"q11", "User sessions", "bids per bidder session (gap 10 s): the legacy GROUP BY SESSION(...) window with SESSION_START/SESSION_END",
 		"the legacy group windows SESSION, SESSION_START, SESSION_END (issue 14 item 1)"},
 	{"q12", "Processing time windows", "bids per bidder per 10 s processing-time tumbling window (PROCTIME() in a view)",

@@ -80,3 +80,16 @@ func TestScript(t *testing.T) {
 	require.Equal(t, 23, len(QueryNames()))
 	require.Equal(t, "q10", QueryNames()[10])
 }
+
+func TestStatementsPartitioned(t *testing.T) {
+	s, err := Script("q10", DefaultVars(10))
+	require.NoError(t, err)
+	var sink string
+	for _, st := range Statements(s, true) {
+		if isSinkDDL(st) {
+			sink = st
+		}
+	}
+	require.NotContains(t, sink, "PARTITIONED")
+	require.Contains(t, sink, "hm STRING\n) WITH ('changelog.mode' = 'retract')")
+}

@@ -36,8 +36,9 @@ func Prepare(dir string) error {
 
 // Statements splits a script into statements as `eddy sql -f` does.
 // With collect, the result table of the query (nexmark_qN) becomes an
-// Eddy log table that keeps every change ('changelog.mode' = 'retract')
-// instead of a blackhole or file sink, so that its rows can be read.
+// Eddy log table that keeps every change ('changelog.mode' = 'retract'),
+// without PARTITIONED BY, instead of a blackhole or file sink, so that
+// its rows can be read.
 func Statements(script string, collect bool) []string {
 	var out []string
 	for _, st := range cli.Split(script) {
@@ -45,6 +46,13 @@ func Statements(script string, collect bool) []string {
 		if collect && isSinkDDL(text) {
 			if i := strings.LastIndex(text, "WITH ("); i >= 0 {
 				text = text[:i] + "WITH ('changelog.mode' = 'retract')"
+			}
+			// An Eddy log table has no partitions (q10's partitioning
+			// decides only where its files go).
+			if i := strings.Index(text, ") PARTITIONED BY ("); i >= 0 {
+				if j := strings.Index(text[i+len(") PARTITIONED BY ("):], ")"); j >= 0 {
+					text = text[:i+1] + text[i+len(") PARTITIONED BY (")+j+1:]
+				}
 			}
 		}
 		out = append(out, text)

@@ -19,11 +19,14 @@ import (
 // owned by its mixReader fetches records; the source task merges the
 // partitions' queues in a fixed order (see mixReader.pick).
 type extInput struct {
-	input  int
-	name   string
-	src    connector.Source
-	rd     connector.Reader
+	input int
+	name  string
+	src   connector.Source
+	rd    connector.Reader
+	// parts are the partitions, sorted; dense maps a partition to its
+	// position in parts (the index of its watermark).
 	parts  []int32
+	dense  map[int32]int
 	queues map[int32]*recQueue
 	// pos is the next offset after the records emitted; avail the next
 	// offset after everything received (past control records).
@@ -115,11 +118,13 @@ func (s *source) openExternal(ctx context.Context) error {
 			e.parts = append(e.parts, p)
 		}
 		sort.Slice(e.parts, func(a, b int) bool { return e.parts[a] < e.parts[b] })
-		n := 0
-		for _, p := range e.parts {
-			n = max(n, int(p)+1)
+		// Partition ids may be sparse (a file source numbers its files
+		// by a hash): watermarks are kept per position in parts.
+		e.dense = make(map[int32]int, len(e.parts))
+		for k, p := range e.parts {
+			e.dense[p] = k
 		}
-		s.wm[i] = make([]int64, n)
+		s.wm[i] = make([]int64, len(e.parts))
 		for p := range s.wm[i] {
 			s.wm[i][p] = MinWatermark
 		}
@@ -577,7 +582,7 @@ func (s *source) emitWatermark(ctx context.Context, i int) error {
 		if w == MinWatermark {
 			continue
 		}
-		if idle > 0 && now-e.lastActive[int32(p)] > idle {
+		if idle > 0 && now-e.lastActive[e.parts[p]] > idle {
 			continue
 		}
 		m, n = min(m, w), n+1

@@ -241,23 +241,30 @@ func (s *fakeSource) Open(ctx context.Context, env connector.Env, from map[int32
 	return r, nil
 }
 
-func (s *fakeSource) Decode(rec *connector.Record, dst []types.Value) ([]types.Value, types.RowKind, error) {
+func (s *fakeSource) Decode(rec *connector.Record, dst []types.Value, kinds []types.RowKind) ([]types.Value, []types.RowKind, error) {
 	if s.onDecode != nil {
 		s.onDecode(rec)
 	}
 	switch string(rec.Value) {
 	case "bad":
-		return nil, 0, &connector.BadRecordError{Err: errors.New("value: not a fake row")}
+		return dst, kinds, &connector.BadRecordError{Err: errors.New("value: not a fake row")}
 	case "broken":
-		return nil, 0, errors.New("value: schema registry unreachable")
+		return dst, kinds, errors.New("value: schema registry unreachable")
 	case "skip":
-		return nil, 0, nil
+		return dst, kinds, nil
 	}
 	k, err := strconv.ParseInt(string(rec.Key), 10, 64)
 	if err != nil {
-		return nil, 0, &connector.BadRecordError{Err: fmt.Errorf("key: %v", err)}
+		return dst, kinds, &connector.BadRecordError{Err: fmt.Errorf("key: %v", err)}
 	}
-	return append(dst, types.NewInt(k), types.NewTimestampMillis(rec.Timestamp), types.NewString(string(rec.Value))), types.Insert, nil
+	ts := types.NewTimestampMillis(rec.Timestamp)
+	// "upd:old>new" holds two rows, as a changelog format's update does.
+	if rest, ok := strings.CutPrefix(string(rec.Value), "upd:"); ok {
+		before, after, _ := strings.Cut(rest, ">")
+		dst = append(dst, types.NewInt(k), ts, types.NewString(before), types.NewInt(k), ts, types.NewString(after))
+		return dst, append(kinds, types.UpdateBefore, types.UpdateAfter), nil
+	}
+	return append(dst, types.NewInt(k), ts, types.NewString(string(rec.Value))), append(kinds, types.Insert), nil
 }
 
 // fakeReader is the connector.Reader of an opened fakeSource.

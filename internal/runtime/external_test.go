@@ -15,6 +15,7 @@ import (
 	"time"
 
 	"github.com/eddy-sql/eddy/internal/connector"
+	"github.com/eddy-sql/eddy/internal/expr"
 	"github.com/eddy-sql/eddy/internal/jobgraph"
 	"github.com/eddy-sql/eddy/internal/logstore"
 	"github.com/eddy-sql/eddy/types"
@@ -807,4 +808,69 @@ func TestExternalScanBoundedResume(t *testing.T) {
 	topic.mu.Lock()
 	require.Equal(t, []map[int32]int64{nil, {0: 3}}, topic.openBounds)
 	topic.mu.Unlock()
+}
+
+// TestExternalSeveralRowsPerRecord: a record that decodes to several rows
+// (a changelog format's update) gives each row in order with its kind,
+// also through computed and metadata columns.
+func TestExternalSeveralRowsPerRecord(t *testing.T) {
+	for _, computed := range []bool{false, true} {
+		t.Run(fmt.Sprintf("computed=%v", computed), func(t *testing.T) {
+			env, _ := newTestEnv(t)
+			topic := newFakeTopic("cdc", 1)
+			topic.add(0, 10, 1, "a")
+			topic.add(0, 20, 1, "upd:a>b")
+			topic.add(0, 30, 2, "c")
+			in := fakeInput(&fakeSource{topic: topic})
+			in.Mode = jobgraph.Retract
+			if computed {
+				// k, ts, v and the record's offset (a metadata column).
+				var cols []expr.Expr
+				for i, f := range fakeSchema.Fields {
+					c, err := expr.Col(i, f.Name, f.Type)
+					require.NoError(t, err)
+					cols = append(cols, c)
+				}
+				off, err := expr.Col(fakeSchema.Len()+jobgraph.MetaOffset, "offset", types.BigInt)
+				require.NoError(t, err)
+				in.Columns = append(cols, off)
+				in.Schema = types.NewSchema(append(append([]types.Field{}, fakeSchema.Fields...), types.Field{Name: "off", Type: types.BigInt})...)
+				in.MetaUsed = 1 << jobgraph.MetaOffset
+			}
+			j := startJob(t, env, collectJob(in), Options{ID: "cdc", Bounded: true})
+			rows := drain(t, j)
+			require.NoError(t, waitJob(t, j))
+			var got []string
+			for _, r := range rows {
+				s := fmt.Sprintf("%v %d %s", r.Kind, r.Values[0].Int(), r.Values[2].Str())
+				if computed {
+					s += fmt.Sprintf(" @%d", r.Values[3].Int())
+				}
+				got = append(got, s)
+			}
+			want := []string{"+I 1 a", "-U 1 a", "+U 1 b", "+I 2 c"}
+			if computed {
+				want = []string{"+I 1 a @0", "-U 1 a @1", "+U 1 b @1", "+I 2 c @2"}
+			}
+			require.Equal(t, want, got)
+		})
+	}
+}
+
+// TestExternalSparsePartitions: partition ids need not be 0..n-1 (a file
+// source numbers files by a hash): reading, watermarks and resuming work
+// by id.
+func TestExternalSparsePartitions(t *testing.T) {
+	env, _ := newTestEnv(t)
+	topic := newFakeTopic("sparse", 0)
+	for _, p := range []int32{7, 1 << 30} {
+		topic.parts[p] = &fakePart{}
+	}
+	topic.add(1<<30, 10, 1, "x")
+	topic.add(7, 20, 2, "y")
+	topic.add(1<<30, 30, 3, "z")
+	src := &fakeSource{topic: topic}
+	j := startJob(t, env, collectJob(withWatermark(fakeInput(src))), Options{ID: "sparse", Bounded: true})
+	require.Equal(t, []int64{1, 2, 3}, keys(drain(t, j)))
+	require.NoError(t, waitJob(t, j))
 }

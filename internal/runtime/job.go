@@ -5,8 +5,10 @@ import (
 
 	"errors"
 	"fmt"
-	"github.com/eddy-sql/eddy/internal/connector"
+	"io"
 	"log/slog"
+
+	"github.com/eddy-sql/eddy/internal/connector"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -24,6 +26,9 @@ type Env struct {
 	Logs   *logstore.Store
 	Clock  Clock
 	Logger *slog.Logger
+	// Stdout and Stderr are the process's output streams, for connectors
+	// that print ('print'); nil: os.Stdout and os.Stderr.
+	Stdout, Stderr io.Writer
 }
 
 // Options configure one job.
@@ -95,6 +100,10 @@ type Job struct {
 	err error
 
 	metrics jobMetrics
+	// procTime is set when operators work on processing time: the source
+	// then checkpoints at every tick of an idle input, so that processing
+	// time advances (and windows fire on the clock) without input.
+	procTime bool
 }
 
 // jobMetrics are updated by the tasks and read by Metrics.
@@ -111,6 +120,8 @@ type jobMetrics struct {
 	// the source sent the batch that produced it (so the time queued
 	// before the keyed task is included) to the end of that batch.
 	latency latencyHist
+	// lateDropped counts the rows operators dropped as late.
+	lateDropped atomic.Int64
 }
 
 // Metrics is a snapshot of a job's counters.
@@ -135,6 +146,10 @@ type Metrics struct {
 	// LatencySamples is the number of rows measured.
 	LatencyP50, LatencyP99 time.Duration
 	LatencySamples         int64
+	// LateRecordsDropped counts the rows event-time operators dropped
+	// because they arrived after the watermark had passed them (Flink's
+	// numLateRecordsDropped, summed over the operators).
+	LateRecordsDropped int64
 }
 
 // Metrics returns the job's counters.
@@ -145,6 +160,7 @@ func (j *Job) Metrics() Metrics {
 		LastCheckpointDuration: time.Duration(j.metrics.lastCheckpointNanos.Load()),
 		LastCheckpointBytes:    j.metrics.lastCheckpointBytes.Load(),
 		Skipped:                j.metrics.skipped.Load(),
+		LateRecordsDropped:     j.metrics.lateDropped.Load(),
 	}
 	m.LatencyP50, m.LatencySamples = j.metrics.latency.quantile(0.50)
 	m.LatencyP99, _ = j.metrics.latency.quantile(0.99)
@@ -169,6 +185,8 @@ type subtask struct {
 	ops    []Operator
 	srcOut []*nodeOut
 	sink   sink
+	// procOps are the operators with processing-time callbacks.
+	procOps []procTimeOperator
 }
 
 // target is a consumer of an endpoint: port of node, or the sink (node
@@ -446,6 +464,10 @@ func (j *Job) newSubtask(i int) (*subtask, error) {
 			return nil, err
 		}
 		st.ops[k] = op
+		if p, ok := onProcTime(op); ok {
+			st.procOps = append(st.procOps, p)
+			j.procTime = true
+		}
 	}
 	return st, nil
 }
@@ -453,7 +475,8 @@ func (j *Job) newSubtask(i int) (*subtask, error) {
 // newOperator builds the operator of node k for subtask st.
 func (j *Job) newOperator(st *subtask, k int, out *nodeOut) (Operator, error) {
 	n := &j.graph.Nodes[k]
-	oc := OpContext{NS: j.opts.ID + "/" + n.UID, KV: st.kv, Clock: j.env.Clock, MaxKeys: j.opts.CacheKeys, Out: out}
+	oc := OpContext{NS: j.opts.ID + "/" + n.UID, KV: st.kv, Clock: j.env.Clock, MaxKeys: j.opts.CacheKeys, Out: out,
+		Late: &j.metrics.lateDropped}
 	switch spec := n.Op.(type) {
 	case *jobgraph.Calc:
 		op := &calcOp{c: spec, out: out}
@@ -473,6 +496,28 @@ func (j *Job) newOperator(st *subtask, k int, out *nodeOut) (Operator, error) {
 		return newMaterializeOp(spec, oc), nil
 	case *jobgraph.Aggregate:
 		return newAggregateOp(spec, j.endpointSchema(n.Inputs[0].From), oc)
+	case *jobgraph.Deduplicate:
+		return newDedupOp(spec, j.endpointSchema(n.Inputs[0].From), oc)
+	case *jobgraph.Rank:
+		return newRankOp(spec, j.endpointSchema(n.Inputs[0].From), oc)
+	case *jobgraph.OverAggregate:
+		return newOverOp(spec, j.endpointSchema(n.Inputs[0].From), oc)
+	case *jobgraph.IntervalJoin:
+		return newIntervalJoinOp(spec, oc)
+	case *jobgraph.TemporalJoin:
+		return newTemporalJoinOp(spec, oc)
+	case *jobgraph.TemporalSort:
+		return newTemporalSortOp(spec, j.endpointSchema(n.Inputs[0].From), oc)
+	case *jobgraph.WindowTVF:
+		return newWindowTVFOp(spec, j.endpointSchema(n.Inputs[0].From), oc)
+	case *jobgraph.WindowAggregate:
+		return newWindowAggOp(spec, j.endpointSchema(n.Inputs[0].From), oc)
+	case *jobgraph.WindowRank:
+		return newWindowRankOp(spec, j.endpointSchema(n.Inputs[0].From), oc)
+	case *jobgraph.WindowDeduplicate:
+		return newWindowDedupOp(spec, j.endpointSchema(n.Inputs[0].From), oc)
+	case *jobgraph.WindowJoin:
+		return newWindowJoinOp(spec, oc)
 	case *jobgraph.PTF:
 		opts := []ptfOpOption{withMaxKeys(j.opts.CacheKeys)}
 		if j.par > 1 {
@@ -651,13 +696,26 @@ func (st *subtask) run(ctx context.Context) error {
 					return err
 				}
 			case evBarrier:
+				if len(st.procOps) > 0 {
+					if err := st.procTime(st.clockNanos()); err != nil {
+						return err
+					}
+				}
 				measure()
 				if err := st.checkpoint(ctx, ev.barrier); err != nil {
 					return err
 				}
 			case evEnd:
+				if err := st.procTime(MaxWatermark); err != nil {
+					return err
+				}
 				measure()
 				return st.checkpoint(ctx, ev.barrier)
+			}
+		}
+		if len(st.procOps) > 0 {
+			if err := st.procTime(st.clockNanos()); err != nil {
+				return err
 			}
 		}
 		measure()

@@ -102,7 +102,8 @@ func sinkPrefix(jobID string) []byte {
 
 // connectorEnv is what the job's connectors get.
 func (j *Job) connectorEnv() connector.Env {
-	return connector.Env{Logger: j.logger, Now: j.env.Clock.Now, Job: j.opts.ID, KeyPrefix: sinkPrefix(j.opts.ID)}
+	return connector.Env{Logger: j.logger, Now: j.env.Clock.Now, Job: j.opts.ID, KeyPrefix: sinkPrefix(j.opts.ID),
+		Stdout: j.env.Stdout, Stderr: j.env.Stderr}
 }
 
 // kvAdapter gives connectors read access to committed checkpoints and

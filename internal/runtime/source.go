@@ -34,7 +34,11 @@ type source struct {
 	pendingSyncs []*barrier
 	arena        []types.Value
 	scratch      []types.Value // the stored row of an input with computed columns
-	sinceCP      int
+	// multi is the scratch row of a record holding several rows, and
+	// kinds their kinds (connector.Source.Decode).
+	multi   []types.Value
+	kinds   []types.RowKind
+	sinceCP int
 	// mix reads the external (Kafka) inputs, nil without any.
 	mix *mixReader
 	// dlq is the encoding buffer of dead-letter rows.
@@ -307,7 +311,10 @@ func (s *source) idle(ctx context.Context) error {
 				stop()
 				return err
 			}
-			if s.sinceCP > 0 {
+			if s.sinceCP > 0 || s.job.procTime {
+				// With processing-time operators, also without new
+				// input: windows may fire on the clock, and the
+				// checkpoint commits their results.
 				stop()
 				return s.barrier(ctx, s.job.newBarrier())
 			}
@@ -337,19 +344,11 @@ func (s *source) recordOf(ctx context.Context, rec logstore.Record, i int) error
 	// Rows go downstream in slices of the arena (one allocation per 4096
 	// values). With computed or metadata columns the stored row is only an
 	// input of their expressions, so it is decoded into a scratch row.
-	take := func(n int) []types.Value {
-		if len(s.arena) < n {
-			s.arena = make([]types.Value, max(4096, n))
-		}
-		v := s.arena[:0:n]
-		s.arena = s.arena[n:]
-		return v
-	}
 	row := types.Row{}
 	if in.Columns != nil {
 		row.Values = s.scratch[:0]
 	} else {
-		row.Values = take(in.Physical.Len() + extra)
+		row.Values = s.take(in.Physical.Len() + extra)
 	}
 	var ext *connector.Record
 	switch {
@@ -357,27 +356,68 @@ func (s *source) recordOf(ctx context.Context, rec logstore.Record, i int) error
 		row.Values = in.Generator.Row(rec.Offset, row.Values)
 	case in.Source != nil:
 		ext = &s.mix.cur
-		vals, kind, err := in.Source.Decode(ext, row.Values)
+		base := len(row.Values)
+		vals, kinds, err := in.Source.Decode(ext, row.Values, s.kinds[:0])
 		if err != nil {
 			return s.badRecord(in, ext, err)
 		}
-		if vals == nil {
+		s.kinds = kinds
+		if len(kinds) == 0 {
 			s.job.metrics.skipped.Add(1)
 			return nil
 		}
-		row.Values, row.Kind = vals, kind
 		if in.Source.IdleTimeout() > 0 {
 			s.mix.curExt.lastActive[ext.Partition] = s.job.env.Clock.Now().UnixNano()
 		}
+		if len(kinds) > 1 {
+			// A record holding several rows (a changelog format's update):
+			// each row gets a slice of its own.
+			w := in.Physical.Len()
+			for j, k := range kinds {
+				one := types.Row{Kind: k}
+				if in.Columns != nil {
+					one.Values = append(s.multi[:0], vals[base+j*w:base+(j+1)*w]...)
+				} else {
+					one.Values = append(s.take(w), vals[base+j*w:base+(j+1)*w]...)
+				}
+				if err := s.emitRow(ctx, rec, ext, i, one, &s.multi); err != nil {
+					return err
+				}
+			}
+			if in.Columns != nil {
+				s.scratch = vals[:0]
+			}
+			return nil
+		}
+		row.Values, row.Kind = vals, kinds[0]
 	default:
 		if err := types.DecodeRowInto(rec.Value, &row); err != nil {
 			return fmt.Errorf("decoding record %s/%d@%d: %w", in.Table, rec.Partition, rec.Offset, err)
 		}
 	}
+	return s.emitRow(ctx, rec, ext, i, row, &s.scratch)
+}
+
+// take returns an empty slice of n values from the arena.
+func (s *source) take(n int) []types.Value {
+	if len(s.arena) < n {
+		s.arena = make([]types.Value, max(4096, n))
+	}
+	v := s.arena[:0:n]
+	s.arena = s.arena[n:]
+	return v
+}
+
+// emitRow computes the full row of a decoded stored row of input i (its
+// computed and metadata columns), sends it and advances the watermark.
+// With computed columns the stored row is scratch: *keep takes it back
+// (with the capacity the metadata values grew it to).
+func (s *source) emitRow(ctx context.Context, rec logstore.Record, ext *connector.Record, i int, row types.Row, keep *[]types.Value) error {
+	in := &s.inputs[i]
 	if in.Columns != nil {
 		row.Values = appendMeta(row.Values, rec, ext, in)
-		s.scratch = row.Values
-		full := take(len(in.Columns))[:len(in.Columns)]
+		*keep = row.Values[:0]
+		full := s.take(len(in.Columns))[:len(in.Columns)]
 		for c, e := range in.Columns {
 			v, err := e.Eval(row.Values)
 			if err != nil {
@@ -399,10 +439,14 @@ func (s *source) recordOf(ctx context.Context, rec logstore.Record, i int) error
 	if err != nil {
 		return fmt.Errorf("computing watermark of %s: %w", in.Table, err)
 	}
-	if v.IsNull() || v.Int() <= s.wm[i][rec.Partition] {
+	wp := rec.Partition
+	if ext != nil {
+		wp = s.mix.curExt.dense[ext.Partition]
+	}
+	if v.IsNull() || v.Int() <= s.wm[i][wp] {
 		return nil
 	}
-	s.wm[i][rec.Partition] = v.Int()
+	s.wm[i][wp] = v.Int()
 	return s.emitWatermark(ctx, i)
 }
 

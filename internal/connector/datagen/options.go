@@ -8,6 +8,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/eddy-sql/eddy/internal/connector"
 	"github.com/eddy-sql/eddy/internal/sqlerr"
 	"github.com/eddy-sql/eddy/types"
 )
@@ -15,16 +16,9 @@ import (
 // Identifier is the value of 'connector' for generated tables.
 const Identifier = "datagen"
 
-// Option declares one option of the connector: its key ('#' stands for a
-// column name in per-column options), type, whether it is required, its
-// default and what it does. The list drives validation and the docs.
-type Option struct {
-	Key      string
-	Type     string
-	Required bool
-	Default  string
-	Doc      string
-}
+// Option declares one option of the connector ('#' stands for a column
+// name in per-column options). The list drives validation and the docs.
+type Option = connector.Option
 
 // The keys of the table options.
 const (

@@ -19,10 +19,26 @@ func (c *Config) codecs(ctx context.Context, register bool) (key, value format.C
 			return nil, nil, err
 		}
 	}
+	if c.ValueChangelog {
+		return key, nil, nil // changelogCodec
+	}
 	if value, err = c.codec(ctx, "value", c.ValueFormat, c.valueSchema().Fields, c.ValueOptions, register); err != nil {
 		return nil, nil, err
 	}
 	return key, value, nil
+}
+
+// changelogCodec returns the value codec of a changelog value format
+// (debezium-json), nil for other formats.
+func (c *Config) changelogCodec() (format.ChangelogCodec, error) {
+	if !c.ValueChangelog {
+		return nil, nil
+	}
+	cc, err := format.NewChangelog(c.ValueFormat, c.valueSchema(), c.ValueOptions)
+	if err != nil {
+		return nil, fmt.Errorf("value format of %s: %w", c.Table.Name, err)
+	}
+	return cc, nil
 }
 
 func (c *Config) codec(ctx context.Context, part, name string, cols []types.Field, opts map[string]string, register bool) (format.Codec, error) {

@@ -12,6 +12,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/eddy-sql/eddy/internal/connector"
 	"github.com/eddy-sql/eddy/internal/format"
 	"github.com/eddy-sql/eddy/internal/sqlerr"
 	"github.com/eddy-sql/eddy/types"
@@ -90,6 +91,9 @@ type Config struct {
 
 	KeyFormat, ValueFormat   string
 	KeyOptions, ValueOptions map[string]string
+	// ValueChangelog is set for a changelog value format (debezium-json):
+	// each value holds changes with their own kinds.
+	ValueChangelog bool
 	// KeyFields are the columns in the key; ValueFields those in the value.
 	KeyFields, ValueFields []int
 	KeyPrefix              string
@@ -113,42 +117,10 @@ type Config struct {
 
 // OptionError is a validation error about one option; the planner uses
 // Key to point at the option in the DDL.
-type OptionError struct {
-	Key string
-	Err *sqlerr.Error
-}
-
-func (e *OptionError) Error() string { return e.Err.Error() }
-func (e *OptionError) Unwrap() error { return e.Err }
-
-// WithHint adds a hint to the error.
-func (e *OptionError) WithHint(format string, args ...any) *OptionError {
-	e.Err.WithHint(format, args...)
-	return e
-}
+type OptionError = connector.OptionError
 
 func optionError(key, format string, args ...any) *OptionError {
-	return &OptionError{Key: key, Err: sqlerr.Newf(sqlerr.InvalidOption, format, args...)}
-}
-
-// topLevel lists the connector's own options (besides properties.*,
-// key.<format>.* and value.<format>.*).
-var topLevel = []string{
-	"connector", "topic", "properties.bootstrap.servers", "format", "key.format", "key.fields", "key.fields-prefix",
-	"value.format", "value.fields-include", "changelog.mode", "scan.startup.mode", "scan.startup.timestamp-millis",
-	"scan.startup.specific-offsets", "scan.bounded.mode", "scan.bounded.timestamp-millis", "scan.bounded.specific-offsets",
-	"scan.watermark.idle-timeout", "sink.partitioner", "sink.delivery-guarantee", "sink.transactional-id-prefix",
-	"sink.parallelism", "scan.parallelism", "scan.topic-partition-discovery.interval",
-	"error-handling.mode", "error-handling.log.target", "eddy.topic.create", "kafka.cleanup-policy", "kafka.retention.time",
-	"kafka.consumer.isolation-level", "kafka.producer.compression.type",
-}
-
-// properties lists the Kafka client properties Eddy maps to franz-go.
-var properties = []string{
-	"bootstrap.servers", "security.protocol", "sasl.mechanism", "sasl.jaas.config", "sasl.username", "sasl.password",
-	"ssl.ca.location", "ssl.certificate.location", "ssl.key.location", "ssl.endpoint.identification.algorithm",
-	"client.id", "group.id", "isolation.level", "transaction.timeout.ms", "compression.type", "linger.ms",
-	"auto.offset.reset", "request.timeout.ms",
+	return connector.NewOptionError(key, format, args...)
 }
 
 // Parse validates a Kafka table's options.
@@ -271,15 +243,15 @@ func checkKeys(o map[string]string) error {
 	sort.Strings(keys)
 	for _, k := range keys {
 		switch {
-		case slices.Contains(topLevel, k):
+		case slices.Contains(topLevel(), k):
 		case strings.HasPrefix(k, "properties."):
 			p := strings.TrimPrefix(k, "properties.")
-			if !slices.Contains(properties, p) {
+			if props := properties(); !slices.Contains(props, p) {
 				e := optionError(k, "Unsupported Kafka client property '%s'", k)
-				if s := suggest(p, properties); s != "" {
-					return e.WithHint("did you mean 'properties.%s'? Supported: %s", s, strings.Join(properties, ", "))
+				if s := suggest(p, props); s != "" {
+					return e.WithHint("did you mean 'properties.%s'? Supported: %s", s, strings.Join(props, ", "))
 				}
-				return e.WithHint("supported properties: %s", strings.Join(properties, ", "))
+				return e.WithHint("supported properties: %s", strings.Join(props, ", "))
 			}
 		case strings.HasPrefix(k, "key.") || strings.HasPrefix(k, "value."):
 			// key.<format>.<option>, value.<format>.<option>: checked by the
@@ -289,7 +261,7 @@ func checkKeys(o map[string]string) error {
 			part, rest, _ := strings.Cut(k, ".")
 			if strings.HasPrefix(rest, "fields") {
 				e := optionError(k, "Unknown option '%s' for a Kafka table", k)
-				if s := suggest(k, topLevel); s != "" {
+				if s := suggest(k, topLevel()); s != "" {
 					e.WithHint("did you mean '%s'?", s)
 				}
 				return e
@@ -300,7 +272,7 @@ func checkKeys(o map[string]string) error {
 			}
 		default:
 			e := optionError(k, "Unknown option '%s' for a Kafka table", k)
-			if s := suggest(k, topLevel); s != "" {
+			if s := suggest(k, topLevel()); s != "" {
 				e.WithHint("did you mean '%s'?", s)
 			}
 			return e
@@ -605,7 +577,7 @@ func (c *Config) parseFormats(o map[string]string) error {
 	}
 	if c.ValueFormat == "" {
 		return optionError("value.format", "Table '%s' needs 'value.format'", c.Table.Name).
-			WithHint("add 'value.format' = 'json' (or raw, avro, avro-confluent, json-registry)")
+			WithHint("add 'value.format' = 'json' (or raw, avro, avro-confluent, json-registry, debezium-json)")
 	}
 	c.KeyFormat = o["key.format"]
 	for _, f := range []struct {
@@ -622,6 +594,13 @@ func (c *Config) parseFormats(o map[string]string) error {
 				WithHint("use one of: %s", strings.Join(format.Names(), ", "))
 		}
 		*f.name = canon
+		if format.IsChangelog(canon) {
+			if f.key == "key" {
+				return optionError("key.format", "'key.format' cannot be '%s': a changelog format describes values", canon).
+					WithHint("use raw or json for the key")
+			}
+			c.ValueChangelog = true
+		}
 		for k, v := range o {
 			if !strings.HasPrefix(k, f.key+".") || k == f.key+".format" || strings.HasPrefix(k, f.key+".fields") {
 				continue
@@ -693,9 +672,20 @@ func (c *Config) parseKeys(o map[string]string) error {
 		if c.KeyFormat == "" {
 			return optionError("key.format", "An 'upsert-kafka' table needs 'key.format'").WithHint("add 'key.format' = 'raw' (one key column) or 'json'")
 		}
+		if c.ValueChangelog {
+			return optionError("value.format", "The 'upsert-kafka' connector does not take '%s' as value format: it is not an insert-only format", c.ValueFormat).
+				WithHint("use 'connector' = 'kafka' to read a Debezium changelog")
+		}
 	default:
 		if c.Changelog, err = oneOf(o, "changelog.mode", "append", "append", "retract"); err != nil {
 			return err
+		}
+		if c.ValueChangelog {
+			if m := o["changelog.mode"]; m != "" && !strings.EqualFold(m, "retract") {
+				return optionError("changelog.mode", "A table with value format '%s' is a retract changelog: 'changelog.mode' cannot be '%s'", c.ValueFormat, m).
+					WithHint("remove 'changelog.mode'")
+			}
+			c.Changelog = "retract"
 		}
 		if len(t.PrimaryKey) > 0 && c.Changelog != "retract" {
 			return optionError("connector", "A 'kafka' table with 'changelog.mode' = 'append' cannot have a PRIMARY KEY").

@@ -49,11 +49,13 @@ type writer struct {
 	cfg        *Config
 	env        connector.Env
 	key, value format.Codec
-	parts      int
-	markerKey  []byte
-	copyKey    []byte
-	clients    [2]*kgo.Client // exactly-once: T0, T1; otherwise clients[0]
-	rr         atomic.Int64
+	// changes encodes a changelog value format (debezium-json).
+	changes   format.ChangelogCodec
+	parts     int
+	markerKey []byte
+	copyKey   []byte
+	clients   [2]*kgo.Client // exactly-once: T0, T1; otherwise clients[0]
+	rr        atomic.Int64
 	// keyIdentity and valueIdentity are set when the key (value) columns
 	// are the row's first columns in order.
 	keyIdentity, valueIdentity bool
@@ -94,7 +96,11 @@ func (s *Sink) Open(ctx context.Context, env connector.Env, kv connector.KV) (co
 	if err != nil {
 		return nil, err
 	}
-	w := &writer{s: s, cfg: c, env: env, key: key, value: value, first: map[int32]int64{},
+	changes, err := c.changelogCodec()
+	if err != nil {
+		return nil, err
+	}
+	w := &writer{s: s, cfg: c, env: env, key: key, value: value, changes: changes, first: map[int32]int64{},
 		keyIdentity: isPrefix(c.KeyFields), valueIdentity: isPrefix(c.ValueFields)}
 	w.markerKey = append(append([]byte{}, env.KeyPrefix...), "txn/"+c.Table.Name...)
 	w.copyKey = append(append([]byte{}, env.KeyPrefix...), "out/"+c.Table.Name...)
@@ -217,7 +223,7 @@ func (w *writer) encode(row types.Row) (*kgo.Record, bool, error) {
 			return nil, true, nil
 		}
 	case "retract":
-		if row.Kind != types.Insert {
+		if row.Kind != types.Insert && w.changes == nil {
 			rec.Headers = append(rec.Headers, kgo.RecordHeader{Key: "op", Value: []byte{byte(row.Kind)}})
 		}
 	}
@@ -228,7 +234,15 @@ func (w *writer) encode(row types.Row) (*kgo.Record, bool, error) {
 		}
 		rec.Key = b
 	}
-	if !(c.Changelog == "upsert" && row.Kind == types.Delete) {
+	switch {
+	case w.changes != nil:
+		// The change's kind is in the value (Debezium's "op").
+		b, err := w.changes.EncodeChange(nil, row.Kind, w.columns(row.Values, c.ValueFields, w.valueIdentity))
+		if err != nil {
+			return nil, false, fmt.Errorf("encoding a row for %s: %w", c.Table.Name, err)
+		}
+		rec.Value = b
+	case !(c.Changelog == "upsert" && row.Kind == types.Delete):
 		b, err := w.value.Encode(nil, w.columns(row.Values, c.ValueFields, w.valueIdentity))
 		if err != nil {
 			return nil, false, fmt.Errorf("encoding a row for %s: %w", c.Table.Name, err)

@@ -23,6 +23,9 @@ type Source struct {
 
 	mu         sync.Mutex
 	key, value format.Codec
+	// changes decodes a changelog value format (debezium-json) instead of
+	// value.
+	changes format.ChangelogCodec
 	// keyBuf and valBuf are decoding scratch (Decode runs on the job's
 	// source task only).
 	keyBuf, valBuf []types.Value
@@ -64,8 +67,12 @@ func (s *Source) Open(ctx context.Context, env connector.Env, from map[int32]int
 	if err != nil {
 		return nil, err
 	}
+	changes, err := c.changelogCodec()
+	if err != nil {
+		return nil, err
+	}
 	s.mu.Lock()
-	s.key, s.value = key, value
+	s.key, s.value, s.changes = key, value, changes
 	s.mu.Unlock()
 	admCl, err := c.newClient()
 	if err != nil {
@@ -133,7 +140,57 @@ func (s *Source) Open(ctx context.Context, env connector.Env, from map[int32]int
 }
 
 // Decode implements connector.Source.
-func (s *Source) Decode(rec *connector.Record, dst []types.Value) ([]types.Value, types.RowKind, error) {
+func (s *Source) Decode(rec *connector.Record, dst []types.Value, kinds []types.RowKind) ([]types.Value, []types.RowKind, error) {
+	if s.changes != nil {
+		return s.decodeChanges(rec, dst, kinds)
+	}
+	vals, kind, err := s.decode(rec, dst)
+	if err != nil || vals == nil {
+		return dst, kinds, err
+	}
+	return vals, append(kinds, kind), nil
+}
+
+// decodeChanges decodes a record of a changelog value format: the rows
+// its value holds, each with the key columns of the record's key.
+func (s *Source) decodeChanges(rec *connector.Record, dst []types.Value, kinds []types.RowKind) ([]types.Value, []types.RowKind, error) {
+	c := s.cfg
+	var kv []types.Value
+	if len(c.KeyFields) > 0 && s.key != nil && rec.Key != nil {
+		var err error
+		if kv, err = s.key.Decode(rec.Key, s.keyBuf[:0]); err != nil {
+			return dst, kinds, badRecord("key", err)
+		}
+		s.keyBuf = kv
+	}
+	n := len(kinds)
+	vv, kinds, err := s.changes.DecodeChanges(rec.Value, s.valBuf[:0], kinds)
+	if err != nil {
+		return dst, kinds[:n], badRecord("value", err)
+	}
+	s.valBuf = vv
+	w := len(c.ValueFields)
+	for r := range kinds[n:] {
+		base := len(dst)
+		for range c.Table.Columns {
+			dst = append(dst, types.Value{})
+		}
+		for i, k := range c.ValueFields {
+			dst[base+k] = vv[r*w+i]
+		}
+		if kv != nil {
+			for i, k := range c.KeyFields {
+				if !slices.Contains(c.ValueFields, k) {
+					dst[base+k] = kv[i]
+				}
+			}
+		}
+	}
+	return dst, kinds, nil
+}
+
+// decode decodes a record into one row (nil: skip the record).
+func (s *Source) decode(rec *connector.Record, dst []types.Value) ([]types.Value, types.RowKind, error) {
 	c := s.cfg
 	if s.value == nil {
 		return nil, 0, fmt.Errorf("kafka source %s: Decode before Open", c.Table.Name)

@@ -8,6 +8,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/eddy-sql/eddy/internal/connector"
 	"github.com/eddy-sql/eddy/internal/sqlerr"
 	"github.com/eddy-sql/eddy/types"
 )
@@ -17,12 +18,7 @@ const Identifier = "nexmark"
 
 // Option declares one option of the connector: its key, type, default
 // and what it does. The list drives validation and the docs.
-type Option struct {
-	Key     string
-	Type    string
-	Default string
-	Doc     string
-}
+type Option = connector.Option
 
 // The option keys: Flink's NexmarkSourceOptions, then Eddy's.
 const (
@@ -63,27 +59,27 @@ const maxEmitRate = 1_000_000_000
 
 // Options lists every option of the connector.
 var Options = []Option{
-	{OptConnector, "String", "", "Must be 'nexmark'."},
-	{OptFirstEventRate, "Integer", "10000", "Events per second of event time: event n happens at created-at + n/rate (Nexmark's inter-event delay)."},
-	{OptNextEventRate, "Integer", "10000", "Accepted as in Flink, whose generator does not use it either (one rate)."},
-	{OptRateShape, "SQUARE | SINE", "SQUARE", "Accepted as in Flink, whose generator does not use it."},
-	{OptRatePeriod, "Duration", "600 s", "Accepted as in Flink, whose generator does not use it."},
-	{OptRateLimited, "Boolean", "false", "Accepted as in Flink, whose source does not use it ('max-emit-speed' decides the pace)."},
-	{OptPersonAvgSize, "MemorySize", "200b", "Average size a person is padded to with 'extra'."},
-	{OptAuctionAvgSize, "MemorySize", "500b", "Average size an auction is padded to with 'extra'."},
-	{OptBidAvgSize, "MemorySize", "100b", "Average size a bid is padded to with 'extra'."},
-	{OptPersonProportion, "Integer", "1", "Persons per person.proportion + auction.proportion + bid.proportion events."},
-	{OptAuctionProportion, "Integer", "3", "Auctions per that many events."},
-	{OptBidProportion, "Integer", "46", "Bids per that many events."},
-	{OptHotAuctions, "Integer", "2", "A bid is for a hot auction with probability 1 - 1/ratio."},
-	{OptHotBidders, "Integer", "4", "A bid is by a hot bidder with probability 1 - 1/ratio."},
-	{OptHotSellers, "Integer", "4", "An auction is by a hot seller with probability 1 - 1/ratio."},
-	{OptEventsNum, "Long", "0", "Number of events; 0 means unbounded."},
-	{OptKeepAlive, "Boolean", "false", "Only 'false': the input ends (its watermark goes to the maximum) after the last event."},
-	{OptStopAt, "Long", "-1", "Stop after this many events (when smaller than events.num)."},
-	{OptMaxEmitSpeed, "Boolean", "true", "Emit events as fast as the job reads them; 'false' paces them at first-event.rate."},
-	{OptCreatedAt, "Timestamp (RFC 3339)", "set by Eddy when the table is created", "The time of the first event. A snapshot of an unbounded table reads the events whose time has come."},
-	{OptSnapshotRows, "Long", strconv.Itoa(DefaultSnapshotRows), "Most events a snapshot (a SELECT in a script) reads from an unbounded table."},
+	{Key: OptConnector, Type: connector.TypeString, Required: true, Doc: "Must be 'nexmark'."},
+	{Key: OptFirstEventRate, Type: "Integer", Default: "10000", Doc: "Events per second of event time: event n happens at created-at + n/rate (Nexmark's inter-event delay)."},
+	{Key: OptNextEventRate, Type: "Integer", Default: "10000", Doc: "Accepted as in Flink, whose generator does not use it either (one rate)."},
+	{Key: OptRateShape, Type: connector.TypeEnum, Values: []string{"SQUARE", "SINE"}, Default: "SQUARE", Doc: "Accepted as in Flink, whose generator does not use it."},
+	{Key: OptRatePeriod, Type: "Duration", Default: "600 s", Doc: "Accepted as in Flink, whose generator does not use it."},
+	{Key: OptRateLimited, Type: "Boolean", Default: "false", Doc: "Accepted as in Flink, whose source does not use it ('max-emit-speed' decides the pace)."},
+	{Key: OptPersonAvgSize, Type: "MemorySize", Default: "200b", Doc: "Average size a person is padded to with 'extra'."},
+	{Key: OptAuctionAvgSize, Type: "MemorySize", Default: "500b", Doc: "Average size an auction is padded to with 'extra'."},
+	{Key: OptBidAvgSize, Type: "MemorySize", Default: "100b", Doc: "Average size a bid is padded to with 'extra'."},
+	{Key: OptPersonProportion, Type: "Integer", Default: "1", Doc: "Persons per person.proportion + auction.proportion + bid.proportion events."},
+	{Key: OptAuctionProportion, Type: "Integer", Default: "3", Doc: "Auctions per that many events."},
+	{Key: OptBidProportion, Type: "Integer", Default: "46", Doc: "Bids per that many events."},
+	{Key: OptHotAuctions, Type: "Integer", Default: "2", Doc: "A bid is for a hot auction with probability 1 - 1/ratio."},
+	{Key: OptHotBidders, Type: "Integer", Default: "4", Doc: "A bid is by a hot bidder with probability 1 - 1/ratio."},
+	{Key: OptHotSellers, Type: "Integer", Default: "4", Doc: "An auction is by a hot seller with probability 1 - 1/ratio."},
+	{Key: OptEventsNum, Type: "Long", Default: "0", Doc: "Number of events; 0 means unbounded."},
+	{Key: OptKeepAlive, Type: "Boolean", Default: "false", Doc: "Only 'false': the input ends (its watermark goes to the maximum) after the last event."},
+	{Key: OptStopAt, Type: "Long", Default: "-1", Doc: "Stop after this many events (when smaller than events.num)."},
+	{Key: OptMaxEmitSpeed, Type: "Boolean", Default: "true", Doc: "Emit events as fast as the job reads them; 'false' paces them at first-event.rate."},
+	{Key: OptCreatedAt, Type: "Timestamp (RFC 3339)", Default: "set by Eddy when the table is created", Doc: "The time of the first event. A snapshot of an unbounded table reads the events whose time has come."},
+	{Key: OptSnapshotRows, Type: "Long", Default: strconv.Itoa(DefaultSnapshotRows), Doc: "Most events a snapshot (a SELECT in a script) reads from an unbounded table."},
 }
 
 // OptionError is an invalid option. Key names the option ("" for the
@@ -252,41 +248,16 @@ func parseBool(key, s string) (bool, error) {
 // from a 1 MiB string).
 const maxAvgSize = reusableExtraSize / 2
 
-// parseSize parses Flink's MemorySize syntax: a whole number with an
-// optional unit b, k/kb, m/mb, g/gb, t/tb (1k = 1024 bytes; no unit:
+// parseSize parses Flink's MemorySize syntax (connector.ParseMemorySize:
+// a whole number with an optional unit b, kb, mb, ...; 1 kb = 1024
 // bytes).
 func parseSize(key, s string) (int, error) {
-	bad := func(why string) error {
-		return optErr(key, "write a size such as '100b' or '1kb'", "Invalid value '%s' for option '%s': %s", s, key, why)
-	}
-	i := 0
-	for i < len(s) && s[i] >= '0' && s[i] <= '9' {
-		i++
-	}
-	if i == 0 {
-		return 0, bad("expected a number of bytes")
-	}
-	n, err := strconv.ParseInt(s[:i], 10, 64)
+	n, err := connector.ParseMemorySize(s)
 	if err != nil {
-		return 0, bad("too large")
+		return 0, optErr(key, "write a size such as '100b' or '1kb'", "Invalid value '%s' for option '%s': %v", s, key, err)
 	}
-	var mult int64
-	switch strings.ToLower(strings.TrimSpace(s[i:])) {
-	case "", "b", "bytes":
-		mult = 1
-	case "k", "kb", "kibibytes":
-		mult = 1 << 10
-	case "m", "mb", "mebibytes":
-		mult = 1 << 20
-	case "g", "gb", "gibibytes":
-		mult = 1 << 30
-	case "t", "tb", "tebibytes":
-		mult = 1 << 40
-	default:
-		return 0, bad("unknown unit")
+	if n > maxAvgSize {
+		return 0, optErr(key, "write a size such as '100b' or '1kb'", "Invalid value '%s' for option '%s': at most %d bytes", s, key, maxAvgSize)
 	}
-	if n > maxAvgSize/mult {
-		return 0, bad(fmt.Sprintf("at most %d bytes", maxAvgSize))
-	}
-	return int(n * mult), nil
+	return int(n), nil
 }

@@ -64,7 +64,7 @@ func NewTable(table string, fields []types.Field, opts map[string]string) (*Tabl
 // the generated rows by position.
 func checkColumns(table string, fields []types.Field) error {
 	want := Schema()
-	const hint = "declare the columns of Flink's Nexmark DDL (examples/nexmark/ddl.sql)"
+	const hint = "declare the columns of Flink's Nexmark DDL (examples/nexmark/ddl_gen.sql)"
 	if len(fields) != len(want) {
 		return optErr("", hint, "A 'nexmark' table has %d physical columns (%s), but '%s' declares %d", len(want), fieldNames(want), table, len(fields))
 	}

@@ -30,6 +30,8 @@ type CreateTable struct {
 	Comment *StringLit
 	// Distribution is the DISTRIBUTED BY/INTO clause; nil if none.
 	Distribution *Distribution
+	// PartitionedBy are the columns of PARTITIONED BY (...); nil if none.
+	PartitionedBy []*Ident
 	// Options are the WITH options in order. Keys are unique.
 	Options []*Option
 	// Query is the AS query of CREATE TABLE AS SELECT (CTAS); nil

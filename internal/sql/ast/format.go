@@ -190,7 +190,22 @@ func (p *printer) stmt(s Statement) {
 func (p *printer) otherStmt(s Statement) {
 	switch n := s.(type) {
 	case *Insert:
-		p.ws("INSERT INTO ", n.Table.String())
+		if n.Overwrite {
+			p.ws("INSERT OVERWRITE ", n.Table.String())
+		} else {
+			p.ws("INSERT INTO ", n.Table.String())
+		}
+		if n.Partition != nil {
+			p.WriteString(" PARTITION (")
+			for i, pv := range n.Partition {
+				if i > 0 {
+					p.WriteString(", ")
+				}
+				p.ws(QuoteIdent(pv.Name.Name), " = ")
+				p.expr(pv.Value)
+			}
+			p.WriteString(")")
+		}
 		if n.Columns != nil {
 			p.WriteString(" (")
 			p.identList(n.Columns)
@@ -293,6 +308,16 @@ func (p *printer) createTable(n *CreateTable) {
 	if n.Distribution != nil {
 		p.WriteString(" ")
 		p.distribution(n.Distribution)
+	}
+	if len(n.PartitionedBy) > 0 {
+		p.WriteString(" PARTITIONED BY (")
+		for i, c := range n.PartitionedBy {
+			if i > 0 {
+				p.WriteString(", ")
+			}
+			p.WriteString(QuoteIdent(c.Name))
+		}
+		p.WriteString(")")
 	}
 	if len(n.Options) > 0 {
 		p.options(n.Options)

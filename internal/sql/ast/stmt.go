@@ -1,15 +1,32 @@
 package ast
 
+import "github.com/eddy-sql/eddy/internal/sqlerr"
+
 // Insert is INSERT INTO table [(columns)] query, where the query is a
 // SELECT, a VALUES list or a set operation.
 type Insert struct {
 	Loc
+	// Overwrite is INSERT OVERWRITE.
+	Overwrite bool
 	// Table has one to three parts.
 	Table *ObjectName
+	// Partition is the PARTITION (col = value, ...) clause; nil when
+	// absent.
+	Partition []*PartitionValue
 	// Columns is the explicit target column list; nil when absent.
 	Columns []*Ident
 	Query   Query
 }
+
+// PartitionValue is one col = value of INSERT ... PARTITION (...): a
+// static partition.
+type PartitionValue struct {
+	Name  *Ident
+	Value Expr
+}
+
+// Pos returns the position of the column name.
+func (v *PartitionValue) Pos() sqlerr.Pos { return v.Name.Pos() }
 
 // Set is SET 'key' = 'value', or SET alone to list the configuration
 // (Key and Value nil).

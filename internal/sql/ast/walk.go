@@ -88,6 +88,7 @@ func walkChildren(v Visitor, node Node) {
 		walk(v, n.Watermark)
 		walk(v, n.Comment)
 		walk(v, n.Distribution)
+		walkList(v, n.PartitionedBy)
 		walkList(v, n.Options)
 		walk(v, n.Query)
 	case *ColumnDef:
@@ -130,8 +131,12 @@ func walkChildren(v Visitor, node Node) {
 	// Other statements.
 	case *Insert:
 		walk(v, n.Table)
+		walkList(v, n.Partition)
 		walkList(v, n.Columns)
 		walk(v, n.Query)
+	case *PartitionValue:
+		walk(v, n.Name)
+		walk(v, n.Value)
 	case *Set:
 		walk(v, n.Key)
 		walk(v, n.Value)

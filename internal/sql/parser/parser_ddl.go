@@ -163,7 +163,14 @@ func (p *parser) createTable(create token, temp bool) *ast.CreateTable {
 	} else {
 		p.expect("DISTRIBUTED")
 	}
-	if t := p.tok(); t.is("PARTITIONED") || t.is("LIKE") {
+	if p.isKw("PARTITIONED") && p.peek(1).is("BY") {
+		p.next()
+		p.next()
+		ct.PartitionedBy = p.parenIdents("a column name")
+	} else {
+		p.expect("PARTITIONED")
+	}
+	if t := p.tok(); t.is("LIKE") {
 		p.unsupported(t.pos, "", "%s in CREATE TABLE is not supported", t.val)
 	}
 	if p.acceptKw("WITH") {
@@ -174,8 +181,8 @@ func (p *parser) createTable(create token, temp bool) *ast.CreateTable {
 	}
 	switch t := p.tok(); {
 	case t.kind == tSemi, t.kind == tEOF:
-	case t.is("COMMENT"), t.is("DISTRIBUTED"), t.is("WITH"), t.is("AS"):
-		p.failf(t.pos, "write the clauses in this order: (columns) COMMENT '...' DISTRIBUTED ... WITH (...) AS SELECT ...",
+	case t.is("COMMENT"), t.is("DISTRIBUTED"), t.is("PARTITIONED"), t.is("WITH"), t.is("AS"):
+		p.failf(t.pos, "write the clauses in this order: (columns) COMMENT '...' DISTRIBUTED ... PARTITIONED BY (...) WITH (...) AS SELECT ...",
 			"unexpected %s: CREATE TABLE clause out of order", t.val)
 	default:
 		p.unexpected()

@@ -68,14 +68,33 @@ func (p *parser) statement() ast.Statement {
 	return nil
 }
 
-// insert parses INSERT INTO table [(cols)] query.
+// insert parses INSERT { INTO | OVERWRITE } table [PARTITION (col =
+// value, ...)] [(cols)] query.
 func (p *parser) insert() *ast.Insert {
 	t := p.next()
-	if p.isKw("OVERWRITE") {
-		p.unsupported(p.tok().pos, "use INSERT INTO", "INSERT OVERWRITE is not supported")
+	ins := &ast.Insert{Loc: at(t.pos)}
+	if p.acceptKw("OVERWRITE") {
+		ins.Overwrite = true
+	} else {
+		p.wantKw("INTO")
 	}
-	p.wantKw("INTO")
-	ins := &ast.Insert{Loc: at(t.pos), Table: p.tableName()}
+	ins.Table = p.tableName()
+	if p.acceptKw("PARTITION") {
+		p.want(tLParen)
+		ins.Partition = []*ast.PartitionValue{}
+		for {
+			pv := &ast.PartitionValue{Name: p.ident("a partition column")}
+			p.want(tEq)
+			pv.Value = p.expr()
+			ins.Partition = append(ins.Partition, pv)
+			if !p.accept(tComma) {
+				break
+			}
+		}
+		p.want(tRParen)
+	} else if !ins.Overwrite {
+		p.expect("PARTITION")
+	}
 	if p.tok().kind == tLParen && !p.isQueryStart(1) {
 		ins.Columns = p.parenIdents("a column name")
 	}

@@ -1,23 +1,14 @@
 package plan
 
 import (
-	"errors"
 	"slices"
 	"strings"
-	"time"
 
 	"github.com/eddy-sql/eddy/internal/catalog"
-	"github.com/eddy-sql/eddy/internal/connector/datagen"
-	"github.com/eddy-sql/eddy/internal/connector/kafka"
-	"github.com/eddy-sql/eddy/internal/connector/nexmark"
 	"github.com/eddy-sql/eddy/internal/sql/ast"
 	"github.com/eddy-sql/eddy/internal/sqlerr"
 	"github.com/eddy-sql/eddy/types"
 )
-
-// connectors this version can run. Tables without 'connector' are Eddy
-// log tables.
-var knownConnectors = map[string]bool{datagen.Identifier: true, nexmark.Identifier: true, kafka.Kafka: true, kafka.UpsertKafka: true}
 
 // TableFromDDL builds a catalog table from CREATE TABLE. For CREATE TABLE
 // AS SELECT, query is the schema of the query (its columns come first).
@@ -53,92 +44,45 @@ func (p *Planner) TableFromDDL(ct *ast.CreateTable, query *types.Schema) (*catal
 	if err := p.addWatermark(t, ct); err != nil {
 		return nil, err
 	}
+	if err := p.addPartitions(t, ct); err != nil {
+		return nil, err
+	}
 	if err := checkOptions(t, ct); err != nil {
 		return nil, err
 	}
-	if t.Connector() == datagen.Identifier {
-		if err := p.checkDatagen(t, ct); err != nil {
+	if t.Connector() != "" {
+		// The connector validates the table; at CREATE TABLE it may record
+		// resolved options (session defaults, a creation time), so that the
+		// table works the same in every later session and statement.
+		tab := p.connectorTable(t)
+		tab.Creating, tab.AsSelect = true, ct.Query != nil
+		if _, err := p.factory(t, tab, ct, ct.Pos()); err != nil {
 			return nil, err
-		}
-	}
-	if t.Connector() == nexmark.Identifier {
-		if err := p.checkNexmark(t, ct); err != nil {
-			return nil, err
-		}
-	}
-	if kafka.IsConnector(t.Connector()) {
-		cfg, err := p.KafkaConfig(t, ct)
-		if err != nil {
-			return nil, err
-		}
-		// Session defaults are resolved now, so that the table works the
-		// same in every later session and statement.
-		if t.Options["properties.bootstrap.servers"] == "" {
-			t.Options["properties.bootstrap.servers"] = strings.Join(cfg.Bootstrap, ",")
-		}
-		for _, part := range []string{"key", "value"} {
-			f := t.Options[part+".format"]
-			if part == "value" && f == "" {
-				f = t.Options["format"]
-			}
-			if (f == "avro-confluent" || f == "avro-registry" || f == "json-registry") && !hasURL(t.Options, part) {
-				t.Options[part+"."+f+".url"] = cfg.RegistryURL
-			}
 		}
 	}
 	return t, nil
 }
 
-// checkDatagen validates a 'datagen' table and stamps its creation time
-// ('eddy.created-at', from the planner's clock) unless the DDL sets it.
-func (p *Planner) checkDatagen(t *catalog.Table, ct *ast.CreateTable) error {
-	if ct.Query != nil {
-		return errAt(ct.Query.Pos(), sqlerr.Unsupported, "A 'datagen' table generates its rows, so it cannot be created AS SELECT").
-			WithHint("omit 'connector' to create an Eddy log table from the query")
-	}
-	for i, c := range t.Columns {
-		if c.Kind == catalog.Metadata {
-			return errAt(ct.Columns[i].Pos(), sqlerr.InvalidOption, "Column '%s': the datagen connector has no metadata columns", c.Name).
-				WithHint("declare a physical column, or a computed column over the generated ones")
+// addPartitions records PARTITIONED BY: physical columns, each once.
+func (p *Planner) addPartitions(t *catalog.Table, ct *ast.CreateTable) error {
+	for _, c := range ct.PartitionedBy {
+		i := t.ColumnIndex(c.Name)
+		if i < 0 {
+			return errAt(c.Pos(), sqlerr.UnknownColumn, "Partition column '%s' not defined in the table schema. Available columns: [%s]", c.Name, strings.Join(t.Schema().Names(), ", "))
 		}
+		if t.Columns[i].Kind != catalog.Physical {
+			return errAt(c.Pos(), sqlerr.InvalidArgument, "Partition column '%s' must be a physical column", c.Name)
+		}
+		if slices.Contains(t.PartitionKeys, c.Name) {
+			return errAt(c.Pos(), sqlerr.InvalidArgument, "Partition column '%s' is listed twice", c.Name)
+		}
+		t.PartitionKeys = append(t.PartitionKeys, c.Name)
 	}
-	if ct.Distribution != nil {
-		return errAt(ct.Distribution.Pos(), sqlerr.InvalidOption, "A 'datagen' table has no buckets: DISTRIBUTED BY applies to Eddy log tables").
-			WithHint("remove the DISTRIBUTED clause")
-	}
-	if _, set := t.Options[datagen.OptCreatedAt]; !set && p.Now != nil {
-		t.Options[datagen.OptCreatedAt] = p.Now().UTC().Format(time.RFC3339Nano)
-	}
-	if _, err := datagen.New(t.Name, t.PhysicalSchema().Fields, t.Options); err != nil {
-		return datagenError(err, optionPos(ct, err))
+	if len(t.PartitionKeys) > 0 && t.Connector() == "" {
+		return errAt(ct.PartitionedBy[0].Pos(), sqlerr.Unsupported, "An Eddy log table cannot be PARTITIONED BY: it is split into buckets by DISTRIBUTED BY").
+			WithHint("use DISTRIBUTED BY (col) INTO n BUCKETS, or a connector that writes partition directories ('connector' = 'filesystem')")
 	}
 	return nil
-}
-
-// optionPos returns the position of the option a datagen error is about.
-func optionPos(ct *ast.CreateTable, err error) sqlerr.Pos {
-	var oe *datagen.OptionError
-	if errors.As(err, &oe) {
-		for _, o := range ct.Options {
-			if o.Key.Value == oe.Key {
-				return o.Value.Pos()
-			}
-		}
-	}
-	return ct.Pos()
-}
-
-// datagenError turns a datagen validation error into a user error at pos.
-func datagenError(err error, pos sqlerr.Pos) error {
-	var oe *datagen.OptionError
-	if !errors.As(err, &oe) {
-		return err
-	}
-	e := errAt(pos, sqlerr.InvalidOption, "%s", oe.Message)
-	if oe.Hint != "" {
-		e.WithHint("%s", oe.Hint)
-	}
-	return e
 }
 
 func (p *Planner) addColumns(t *catalog.Table, ct *ast.CreateTable) error {
@@ -173,11 +117,9 @@ func (p *Planner) addColumns(t *catalog.Table, ct *ast.CreateTable) error {
 				key = c.MetadataKey.Value
 				col.MetadataKey = key
 			}
-			if kafka.IsConnector(t.Connector()) {
-				if err := checkKafkaColumn(c, key); err != nil {
-					return err
-				}
-			} else if t.Options["connector"] == "" && key != "offset" && key != "partition" {
+			// A connector table's metadata columns are checked by the
+			// registry against the connector's declarations.
+			if t.Options["connector"] == "" && key != "offset" && key != "partition" {
 				return errAt(c.Pos(), sqlerr.InvalidOption, "Unknown metadata key '%s' for an Eddy log table", key).
 					WithHint("log tables provide 'offset' (BIGINT) and 'partition' (INT)")
 			}
@@ -299,10 +241,6 @@ func checkOptions(t *catalog.Table, ct *ast.CreateTable) error {
 		}
 		return ct.Pos()
 	}
-	if c := t.Options["connector"]; c != "" && !knownConnectors[c] {
-		return errAt(optPos("connector"), sqlerr.Unsupported, "Connector '%s' is not available in this version of Eddy", c).
-			WithHint("omit 'connector' to create an Eddy log table (like a topic in Confluent Cloud)")
-	}
 	mode := strings.ToLower(t.Options["changelog.mode"])
 	if mode != "" && !slices.Contains([]string{"append", "upsert", "retract"}, mode) {
 		return errAt(optPos("changelog.mode"), sqlerr.InvalidOption, "Invalid 'changelog.mode' = '%s'", t.Options["changelog.mode"]).
@@ -323,15 +261,4 @@ func checkOptions(t *catalog.Table, ct *ast.CreateTable) error {
 		}
 	}
 	return nil
-}
-
-// hasURL reports whether a registry format of the key or value part has
-// its URL option.
-func hasURL(opts map[string]string, part string) bool {
-	for k := range opts {
-		if strings.HasPrefix(k, part+".") && strings.HasSuffix(k, ".url") {
-			return true
-		}
-	}
-	return false
 }

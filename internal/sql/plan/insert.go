@@ -5,7 +5,7 @@ import (
 	"strings"
 
 	"github.com/eddy-sql/eddy/internal/catalog"
-	"github.com/eddy-sql/eddy/internal/connector/kafka"
+	"github.com/eddy-sql/eddy/internal/connector"
 	"github.com/eddy-sql/eddy/internal/expr"
 	"github.com/eddy-sql/eddy/internal/jobgraph"
 	"github.com/eddy-sql/eddy/internal/sql/ast"
@@ -14,14 +14,89 @@ import (
 	"github.com/eddy-sql/eddy/types"
 )
 
+// InsertOptions are the clauses of an INSERT besides its rows: OVERWRITE
+// and PARTITION (col = value, ...).
+type InsertOptions struct {
+	Overwrite bool
+	Partition []*ast.PartitionValue
+}
+
+// InsertOptionsOf returns the options of an INSERT statement.
+func InsertOptionsOf(s *ast.Insert) InsertOptions {
+	return InsertOptions{Overwrite: s.Overwrite, Partition: s.Partition}
+}
+
+// staticPartition binds the options of an INSERT: the value of each
+// static partition column (PARTITION (col = value)) by its position in
+// writable(t), and what the sink is asked for.
+func (p *Planner) staticPartition(t *catalog.Table, o InsertOptions, pos sqlerr.Pos) (map[int]types.Value, connector.SinkOptions, error) {
+	opts := connector.SinkOptions{Overwrite: o.Overwrite}
+	if t.Connector() == "" && (o.Overwrite || o.Partition != nil) {
+		what := "INSERT OVERWRITE"
+		if !o.Overwrite {
+			what = "INSERT ... PARTITION"
+		}
+		return nil, opts, errAt(pos, sqlerr.Unsupported, "%s is not supported for Eddy log tables: '%s' is an append-only log", what, t.Name).
+			WithHint("write with INSERT INTO; a 'filesystem' table supports OVERWRITE and PARTITION")
+	}
+	if o.Partition == nil {
+		return nil, opts, nil
+	}
+	if len(t.PartitionKeys) == 0 {
+		return nil, opts, errAt(o.Partition[0].Pos(), sqlerr.InvalidArgument, "Table '%s' is not partitioned, so INSERT ... PARTITION cannot write into it", t.Name).
+			WithHint("remove the PARTITION clause, or create the table with PARTITIONED BY (col)")
+	}
+	phys := writable(t)
+	static := map[int]types.Value{}
+	opts.Static = map[string]types.Value{}
+	for _, pv := range o.Partition {
+		name := pv.Name.Name
+		if !slices.Contains(t.PartitionKeys, name) {
+			return nil, opts, errAt(pv.Pos(), sqlerr.UnknownColumn, "Column '%s' of the PARTITION clause is not a partition column of '%s'. Partition columns: [%s]", name, t.Name, strings.Join(t.PartitionKeys, ", "))
+		}
+		i := phys.Index(name)
+		if _, dup := static[i]; dup {
+			return nil, opts, errAt(pv.Pos(), sqlerr.InvalidArgument, "Partition column '%s' is given twice", name)
+		}
+		f := phys.Fields[i]
+		x, err := bindExpr(pv.Value, &scope{})
+		if err != nil {
+			return nil, opts, err
+		}
+		if x, err = sinkValue(x, f, pv.Value.Pos()); err != nil {
+			return nil, opts, err
+		}
+		val, err := x.Eval(nil)
+		if err != nil {
+			return nil, opts, errAt(pv.Value.Pos(), sqlerr.InvalidArgument, "Cannot evaluate the value of partition column '%s': %v", name, err)
+		}
+		if val.IsNull() && f.Type.NotNull {
+			return nil, opts, errAt(pv.Value.Pos(), sqlerr.InvalidArgument, "Partition column '%s' is NOT NULL", name)
+		}
+		static[i] = val
+		opts.Static[name] = val
+	}
+	return static, opts, nil
+}
+
+// InsertSinkOptions returns what the sink of an INSERT is asked for (INSERT
+// ... VALUES into a connector table).
+func (p *Planner) InsertSinkOptions(t *catalog.Table, o InsertOptions, pos sqlerr.Pos) (connector.SinkOptions, error) {
+	_, opts, err := p.staticPartition(t, o, pos)
+	return opts, err
+}
+
 // targetColumns maps an INSERT column list to positions in the target's
-// physical schema (all of them, in order, without a list).
-func targetColumns(t *catalog.Table, cols []*ast.Ident) ([]int, error) {
+// writable columns (all of them, in order, without a list), leaving out
+// the static partition columns.
+func targetColumns(t *catalog.Table, cols []*ast.Ident, static map[int]types.Value) ([]int, error) {
 	phys := writable(t)
 	if len(cols) == 0 {
-		out := make([]int, phys.Len())
-		for i := range out {
-			out[i] = i
+		out := make([]int, 0, phys.Len())
+		for i := 0; i < phys.Len(); i++ {
+			if _, ok := static[i]; !ok {
+				out = append(out, i)
+			}
 		}
 		return out, nil
 	}
@@ -34,6 +109,10 @@ func targetColumns(t *catalog.Table, cols []*ast.Ident) ([]int, error) {
 		if slices.Contains(out, i) {
 			return nil, errAt(c.Pos(), sqlerr.InvalidArgument, "Target column '%s' is listed twice", c.Name)
 		}
+		if _, ok := static[i]; ok {
+			return nil, errAt(c.Pos(), sqlerr.InvalidArgument, "Column '%s' gets its value from the PARTITION clause", c.Name).
+				WithHint("remove it from the column list")
+		}
 		out = append(out, i)
 	}
 	return out, nil
@@ -44,7 +123,17 @@ func targetColumns(t *catalog.Table, cols []*ast.Ident) ([]int, error) {
 // dropped or fails the statement, and values are fitted to the column
 // lengths (sinkEnforcers).
 func (p *Planner) PlanValues(t *catalog.Table, cols []*ast.Ident, v *ast.Values) ([]types.Row, error) {
-	target, err := targetColumns(t, cols)
+	return p.PlanValuesWith(t, cols, v, InsertOptions{}, v.Pos())
+}
+
+// PlanValuesWith is PlanValues with the options of the INSERT (static
+// partition values fill their columns).
+func (p *Planner) PlanValuesWith(t *catalog.Table, cols []*ast.Ident, v *ast.Values, o InsertOptions, pos sqlerr.Pos) ([]types.Row, error) {
+	static, _, err := p.staticPartition(t, o, pos)
+	if err != nil {
+		return nil, err
+	}
+	target, err := targetColumns(t, cols, static)
 	if err != nil {
 		return nil, err
 	}
@@ -62,6 +151,9 @@ rows:
 		}
 		vals := make([]types.Value, phys.Len())
 		set := make([]bool, phys.Len())
+		for i, val := range static {
+			vals[i], set[i] = val, true
+		}
 		for i, e := range r.Values {
 			f := phys.Fields[target[i]]
 			x, err := bindExpr(e, &scope{})
@@ -135,8 +227,8 @@ func pick(names []string, idx []int) []string {
 }
 
 // requiredFor returns what a sink table accepts.
-func requiredFor(t *catalog.Table) ptf.ChangelogMode {
-	switch modeOf(t) {
+func (p *Planner) requiredFor(t *catalog.Table) ptf.ChangelogMode {
+	switch p.TableMode(t) {
 	case jobgraph.Upsert:
 		return ptf.Upsert()
 	case jobgraph.Retract:
@@ -148,23 +240,29 @@ func requiredFor(t *catalog.Table) ptf.ChangelogMode {
 // PlanInsert plans INSERT INTO t [(cols)] query (also the insert of CREATE
 // TABLE AS SELECT).
 func (p *Planner) PlanInsert(t *catalog.Table, cols []*ast.Ident, q ast.Query, pos sqlerr.Pos) (*QueryPlan, error) {
-	var ext *kafka.Sink
-	switch c := t.Connector(); {
-	case c == "":
-	case kafka.IsConnector(c):
-		s, err := p.kafkaSink(t)
+	return p.PlanInsertWith(t, cols, q, pos, InsertOptions{})
+}
+
+// PlanInsertWith is PlanInsert with the options of the INSERT: OVERWRITE,
+// and static partition values, which fill their columns.
+func (p *Planner) PlanInsertWith(t *catalog.Table, cols []*ast.Ident, q ast.Query, pos sqlerr.Pos, o InsertOptions) (*QueryPlan, error) {
+	static, sinkOpts, err := p.staticPartition(t, o, pos)
+	if err != nil {
+		return nil, err
+	}
+	var ext connector.Sink
+	if t.Connector() != "" {
+		s, err := p.Sink(t, sinkOpts, pos)
 		if err != nil {
 			return nil, err
 		}
 		ext = s
-	default:
-		return nil, errAt(pos, sqlerr.Unsupported, "Table '%s' uses connector '%s', which this version of Eddy cannot write", t.Name, c)
 	}
-	target, err := targetColumns(t, cols)
+	target, err := targetColumns(t, cols, static)
 	if err != nil {
 		return nil, err
 	}
-	p.required = requiredFor(t)
+	p.required = p.requiredFor(t)
 	p.allowLimit = false
 	job := &jobgraph.Job{Parallelism: 1}
 	f, err := p.planQuery(q, job)
@@ -176,7 +274,7 @@ func (p *Planner) PlanInsert(t *catalog.Table, cols []*ast.Ident, q ast.Query, p
 		return nil, errAt(q.Pos(), sqlerr.InvalidArgument, "Column count mismatch: the query returns %d columns (%s), but %d are written into %s (%s)",
 			len(f.sc.cols), strings.Join(f.sc.names(), ", "), len(target), t.Name, strings.Join(pick(phys.Names(), target), ", "))
 	}
-	sinkMode := modeOf(t)
+	sinkMode := p.TableMode(t)
 	var pk []int
 	for _, k := range t.PrimaryKey {
 		pk = append(pk, phys.Index(k))
@@ -211,6 +309,13 @@ func (p *Planner) PlanInsert(t *catalog.Table, cols []*ast.Ident, q ast.Query, p
 		}
 	}
 	filter := expr.SinkFilter(checked, checkedTypes)
+	for i, val := range static {
+		lit, err := expr.Lit(val, phys.Fields[i].Type)
+		if err != nil {
+			return nil, err
+		}
+		proj[i], identity = lit, false
+	}
 	for i, x := range proj {
 		if x == nil {
 			if phys.Fields[i].Type.NotNull {
@@ -219,9 +324,8 @@ func (p *Planner) PlanInsert(t *catalog.Table, cols []*ast.Ident, q ast.Query, p
 			proj[i], _ = expr.Lit(types.Null, phys.Fields[i].Type)
 		}
 	}
-	// A Kafka sink takes its physical columns first, then the persisted
-	// metadata columns (kafka.Sink); the target list is in declaration
-	// order.
+	// A connector sink takes its physical columns first, then the
+	// persisted metadata columns; the target list is in declaration order.
 	if order := sinkOrder(t); order != nil {
 		proj, identity = reorder(proj, order), false
 		phys = types.NewSchema(reorder(phys.Fields, order)...)

@@ -7,9 +7,7 @@ import (
 	"time"
 
 	"github.com/eddy-sql/eddy/internal/catalog"
-	"github.com/eddy-sql/eddy/internal/connector/datagen"
-	"github.com/eddy-sql/eddy/internal/connector/kafka"
-	"github.com/eddy-sql/eddy/internal/connector/nexmark"
+	"github.com/eddy-sql/eddy/internal/connector"
 	"github.com/eddy-sql/eddy/internal/expr"
 	"github.com/eddy-sql/eddy/internal/jobgraph"
 	"github.com/eddy-sql/eddy/internal/sql/ast"
@@ -32,7 +30,10 @@ type Session struct {
 type Planner struct {
 	Catalog  *catalog.Catalog
 	Registry *ptf.Registry
-	Session  *Session
+	// Connectors holds the connector factories tables name with
+	// 'connector'.
+	Connectors *connector.Registry
+	Session    *Session
 	// Now is the clock that stamps the creation time of 'datagen'
 	// tables; nil leaves it unset (generated times then count from the
 	// epoch).
@@ -151,63 +152,18 @@ func (p *Planner) stateTTL() (int64, error) {
 	return int64(d), nil
 }
 
-// modeOf returns the stored changelog mode of a table.
-func modeOf(t *catalog.Table) jobgraph.Mode {
-	switch t.ChangelogMode() {
-	case "upsert":
-		return jobgraph.Upsert
-	case "retract":
-		return jobgraph.Retract
-	}
-	return jobgraph.Append
-}
-
 // addInput adds a table as an input of the job.
 func (p *Planner) addInput(job *jobgraph.Job, t *catalog.Table, pos sqlerr.Pos) (int, error) {
 	in := jobgraph.Input{
 		Table: t.FullName(), Log: t.Log, Partitions: t.Buckets(),
-		Physical: t.PhysicalSchema(), Schema: t.Schema(), Mode: modeOf(t),
+		Physical: t.PhysicalSchema(), Schema: t.Schema(), Mode: p.TableMode(t),
 	}
-	switch c := t.Connector(); c {
-	case "":
-	case datagen.Identifier:
-		// A generated table is read from its generator instead of a log.
-		gen, err := datagen.New(t.Name, in.Physical.Fields, t.Options)
-		if err != nil {
-			return 0, datagenError(err, pos)
-		}
-		in.Log, in.Partitions, in.Generator = "", 1, gen
-	case nexmark.Identifier:
-		gen, err := nexmarkGenerator(t, pos)
-		if err != nil {
+	if t.Connector() != "" {
+		if err := p.source(&in, t, pos); err != nil {
 			return 0, err
 		}
-		in.Log, in.Partitions, in.Generator = "", 1, gen
-	case kafka.Kafka, kafka.UpsertKafka:
-		cfg, err := p.KafkaConfig(t, nil)
-		if err != nil {
-			return 0, err
-		}
-		src := kafka.NewSource(cfg)
-		in.Source, in.Log, in.Partitions = src, src.Name(), 1
-		in.Errors = jobgraph.ErrorHandling{Mode: cfg.ErrorMode}
-		if cfg.ErrorMode == "log" {
-			dlq, ok := p.Catalog.Table(t.Catalog, t.Database, cfg.ErrorTarget)
-			if !ok {
-				return 0, errAt(pos, sqlerr.UnknownTable, "The dead-letter table '%s' of %s does not exist", cfg.ErrorTarget, t.Name).
-					WithHint("it is created with the table; create it again or set 'error-handling.log.target'")
-			}
-			if err := CheckDeadLetterTable(dlq); err != nil {
-				return 0, errAt(pos, sqlerr.InvalidOption, "Table '%s' cannot take the bad records of %s: %v", dlq.Name, t.Name, err).
-					WithHint("set 'error-handling.log.target' to a new name (it is created with the right columns) or drop that table")
-			}
-			in.Errors.Log = dlq.Log
-		}
-	default:
-		return 0, errAt(pos, sqlerr.Unsupported, "Table '%s' uses connector '%s', which this version of Eddy cannot read yet", t.Name, c).
-			WithHint("tables without a 'connector' option are Eddy log tables and work everywhere")
 	}
-	cols, used, err := tableColumns(t)
+	cols, used, err := p.tableColumns(t)
 	if err != nil {
 		return 0, err
 	}
@@ -228,7 +184,7 @@ func (p *Planner) addInput(job *jobgraph.Job, t *catalog.Table, pos sqlerr.Pos) 
 
 // tableColumns returns the expressions that compute the full row from the
 // stored row plus metadata, or nil when every column is physical.
-func tableColumns(t *catalog.Table) ([]expr.Expr, uint16, error) {
+func (p *Planner) tableColumns(t *catalog.Table) ([]expr.Expr, uint16, error) {
 	phys := t.PhysicalSchema()
 	if phys.Len() == len(t.Columns) {
 		return nil, 0, nil
@@ -257,16 +213,13 @@ func tableColumns(t *catalog.Table) ([]expr.Expr, uint16, error) {
 			}
 			out = append(out, x)
 		case catalog.Metadata:
-			key := c.MetadataKey
-			if key == "" {
-				key = c.Name
-			}
-			m, ok := kafkaMeta[key]
+			key := metadataKey(c)
+			m, ok := p.metadataOf(t, key)
 			if !ok {
 				return nil, 0, fmt.Errorf("table %s: unknown metadata key %q", t.Name, key)
 			}
-			used |= 1 << m.index
-			x, err := expr.Col(phys.Len()+m.index, key, m.typ)
+			used |= 1 << m.Slot
+			x, err := expr.Col(phys.Len()+m.Slot, key, m.Type)
 			if err != nil {
 				return nil, 0, err
 			}

@@ -2,13 +2,10 @@ package engine
 
 import (
 	"context"
-	"errors"
 	"fmt"
-	"time"
 
 	"github.com/eddy-sql/eddy/internal/catalog"
 	"github.com/eddy-sql/eddy/internal/connector"
-	"github.com/eddy-sql/eddy/internal/connector/kafka"
 	"github.com/eddy-sql/eddy/internal/jobgraph"
 	"github.com/eddy-sql/eddy/internal/sql/ast"
 	"github.com/eddy-sql/eddy/internal/sql/plan"
@@ -16,22 +13,23 @@ import (
 	"github.com/eddy-sql/eddy/types"
 )
 
-// kafkaDDLTimeout bounds the broker and registry calls of CREATE TABLE.
-const kafkaDDLTimeout = 30 * time.Second
-
-// createKafkaTable runs the side effects of CREATE TABLE for a Kafka table:
-// the topic is created (or checked), the registry schemas registered, and
-// the dead-letter table of 'error-handling.mode' = 'log' created. It
-// returns a note for the user.
-func (e *Engine) createKafkaTable(ctx context.Context, p *plan.Planner, t *catalog.Table, s *ast.CreateTable) (string, error) {
-	cfg, err := p.KafkaConfig(t, s)
+// createConnectorTable runs the side effects of CREATE TABLE for a
+// connector table: the connector's own (a Kafka topic created or checked,
+// registry schemas registered) and the dead-letter table of
+// 'error-handling.mode' = 'log'. It returns a note for the user.
+func (e *Engine) createConnectorTable(ctx context.Context, p *plan.Planner, t *catalog.Table, s *ast.CreateTable) (string, error) {
+	f, tab, err := p.ConnectorTable(t, s.Name.Pos())
+	if err != nil {
+		return "", err
+	}
+	errs, err := p.ErrorHandling(t, s.Name.Pos())
 	if err != nil {
 		return "", err
 	}
 	dlqExists := false
-	if cfg.ErrorMode == "log" {
+	if errs.Mode == "log" {
 		// Checked before anything is created.
-		if dlq, ok := e.cat.Table(t.Catalog, t.Database, cfg.ErrorTarget); ok {
+		if dlq, ok := e.cat.Table(t.Catalog, t.Database, errs.Target); ok {
 			if err := plan.CheckDeadLetterTable(dlq); err != nil {
 				return "", sqlerr.Newf(sqlerr.InvalidOption, "Table '%s' cannot take the bad records of %s: %v", dlq.Name, t.Name, err).At(s.Name.Pos()).
 					WithHint("set 'error-handling.log.target' to a new name (it is created with the right columns)")
@@ -39,38 +37,37 @@ func (e *Engine) createKafkaTable(ctx context.Context, p *plan.Planner, t *catal
 			dlqExists = true
 		}
 	}
-	// A broker that does not answer must not hang the session.
-	ctx, cancel := context.WithTimeout(ctx, kafkaDDLTimeout)
-	defer cancel()
-	created, err := kafka.EnsureTopic(ctx, cfg)
-	if err != nil {
-		var oe *kafka.OptionError
-		if errors.As(err, &oe) {
-			return "", oe.Err.At(s.Name.Pos())
-		}
-		return "", sqlerr.Newf(sqlerr.Runtime, "Table '%s': %v", t.Name, err).At(s.Name.Pos()).
-			WithHint("check 'properties.bootstrap.servers' and that the cluster is up; for a local one run `eddy dev kafka`")
-	}
-	if err := kafka.Register(ctx, cfg); err != nil {
-		kept := ""
-		if created {
-			kept = fmt.Sprintf(" (topic '%s' was created and is kept)", cfg.Topic)
-		}
-		return "", sqlerr.Newf(sqlerr.Runtime, "Table '%s': registering its schemas: %v%s", t.Name, err, kept).At(s.Name.Pos()).
-			WithHint("check the schema registry URL and credentials; a registered schema must be compatible with the table's columns")
-	}
 	note := ""
-	if created {
-		n := max(cfg.Partitions, 1)
-		note = fmt.Sprintf(" Topic '%s' was created with %d partition(s).", cfg.Topic, n)
+	if c, ok := f.(connector.Creator); ok {
+		if note, err = c.Create(ctx, tab); err != nil {
+			return "", plan.ConnectorError(err, s, s.Name.Pos())
+		}
 	}
-	if cfg.ErrorMode == "log" && !dlqExists {
-		if err := e.createDeadLetterTable(t.Catalog, t.Database, cfg.ErrorTarget); err != nil {
+	if errs.Mode == "log" && !dlqExists {
+		if err := e.createDeadLetterTable(t.Catalog, t.Database, errs.Target); err != nil {
 			return "", err
 		}
-		note += fmt.Sprintf(" Bad records go to table '%s'.", cfg.ErrorTarget)
+		note += fmt.Sprintf(" Bad records go to table '%s'.", errs.Target)
 	}
 	return note, nil
+}
+
+// droppedNote is what DROP TABLE of a connector table tells the user of
+// what stays behind ("" for nothing).
+func (e *Engine) droppedNote(t *catalog.Table) string {
+	f, ok := e.connectors.Lookup(t.Connector())
+	if !ok {
+		return ""
+	}
+	d, ok := f.(connector.Dropper)
+	if !ok {
+		return ""
+	}
+	_, tab, err := e.planner().ConnectorTable(t, sqlerr.Pos{})
+	if err != nil {
+		return ""
+	}
+	return d.Dropped(tab)
 }
 
 // createDeadLetterTable creates the log table bad records are written to.
@@ -87,14 +84,15 @@ func (e *Engine) createDeadLetterTable(cat, db, name string) error {
 	return e.cat.CreateTable(t)
 }
 
-// writeKafka writes INSERT ... VALUES rows into a Kafka table in one
-// transaction (with the table's delivery guarantee) and waits for it.
-func (e *Engine) writeKafka(ctx context.Context, p *plan.Planner, t *catalog.Table, rows []types.Row) error {
-	sink, err := p.KafkaSink(t)
+// writeConnector writes INSERT ... VALUES rows into a connector table at
+// once (a Kafka table in one transaction, with its delivery guarantee) and
+// waits for them to be committed.
+func (e *Engine) writeConnector(ctx context.Context, p *plan.Planner, t *catalog.Table, opts connector.SinkOptions, rows []types.Row, pos sqlerr.Pos) error {
+	sink, err := p.Sink(t, opts, pos)
 	if err != nil {
 		return err
 	}
-	env := connector.Env{Logger: e.logger, Now: e.env.Clock.Now, Job: "values-" + newID()}
+	env := connector.Env{Logger: e.logger, Now: e.env.Clock.Now, Job: "values-" + newID(), Stdout: e.env.Stdout, Stderr: e.env.Stderr}
 	w, err := sink.Open(ctx, env, noKV{})
 	if err != nil {
 		return fmt.Errorf("writing into %s: %w", t.Name, err)
