@@ -1,7 +1,7 @@
 # Make targets for Eddy. `make test` is the test command of the README and CI.
 GO ?= go
 
-.PHONY: build test testrace differential tutorial acceptance bench fuzz fmt vet check rewrite
+.PHONY: build test testrace differential tutorial acceptance bench nexmark fuzz fmt vet check rewrite
 
 build:
 	$(GO) build -o bin/eddy ./cmd/eddy
@@ -13,6 +13,7 @@ test:
 # Flags after -args: -diff.seed, -diff.count, -diff.budget, -diff.query.
 differential:
 	$(GO) test -tags duckdb -run TestDifferential -count=1 ./internal/engine/
+	$(GO) test -tags duckdb -run TestReferenceAgainstDuckDB -count=1 ./internal/nexmark/reference/
 
 tutorial: build
 	rm -rf .eddy/tutorial && ./bin/eddy sql --data-dir .eddy/tutorial -f docs/tutorial/order_status.sql
@@ -23,6 +24,12 @@ acceptance: build
 bench:
 	$(GO) test -run '^$$' -bench . -benchmem ./internal/runtime/ ./types/ ./internal/format/
 	$(GO) test -run '^$$' -bench 'KafkaPTFKafka|FranzLoop' -benchtime 1x ./internal/engine/
+
+# The Nexmark queries Eddy runs, one core, with what each costs (docs/nexmark.md).
+# NEXMARK_ARGS passes flags, e.g. make nexmark NEXMARK_ARGS='--queries q0,q4 --events 10000000'.
+NEXMARK_ARGS ?= --events 1000000
+nexmark: build
+	./bin/eddy bench nexmark $(NEXMARK_ARGS)
 
 fuzz:
 	$(GO) test -run '^$$' -fuzz FuzzParse -fuzztime 60s ./internal/sql/parser/

@@ -26,6 +26,7 @@ import (
 	"github.com/eddy-sql/eddy/internal/cli"
 	"github.com/eddy-sql/eddy/internal/devkafka"
 	"github.com/eddy-sql/eddy/internal/local"
+	"github.com/eddy-sql/eddy/internal/nexmark"
 	"github.com/eddy-sql/eddy/internal/server"
 	"github.com/eddy-sql/eddy/ptf"
 	"github.com/eddy-sql/eddy/udf"
@@ -116,7 +117,7 @@ func Run(opts ...Option) int {
 		UDFs:           udfs,
 		DefaultDataDir: func() (string, error) { return cli.DefaultDataDir(os.LookupEnv) },
 		Remote:         remoteKeys{cli.NewAPIKeyRemote(cliOpts)},
-	}), devkafka.Command(c.stdout, c.stderr))
+	}), devkafka.Command(c.stdout, c.stderr), nexmark.Command(c.stdout, c.stderr))
 	return cli.Run(context.Background(), cliOpts, c.args)
 }
 

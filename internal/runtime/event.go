@@ -54,3 +54,11 @@ const MaxWatermark = int64(^uint64(0) >> 1)
 const MinWatermark = -MaxWatermark - 1
 
 const batchSize = 512
+
+// batch is what the source sends a keyed subtask: events, and when it
+// sent them (unix nanoseconds of the job's clock), from which the subtask
+// measures how long rows take from the source to the sink.
+type batch struct {
+	events []event
+	sent   int64
+}

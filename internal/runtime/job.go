@@ -116,6 +116,10 @@ type jobMetrics struct {
 	// skipped counts records not read: undecodable (error-handling
 	// ignore or log) or skipped by their format.
 	skipped atomic.Int64
+	// latency counts, per row written to the sink, the time from when
+	// the source sent the batch that produced it (so the time queued
+	// before the keyed task is included) to the end of that batch.
+	latency latencyHist
 	// lateDropped counts the rows operators dropped as late.
 	lateDropped atomic.Int64
 }
@@ -134,6 +138,14 @@ type Metrics struct {
 	// Watermark is the highest watermark the source emitted (zero time
 	// when none yet).
 	Watermark time.Time
+	// LatencyP50 and LatencyP99 are quantiles, over the rows written to
+	// the sink, of the time from the source sending the batch of input
+	// that produced a row to the end of processing that batch (the
+	// queueing before the keyed task included; waiting for a window to
+	// close is not: it starts at the batch whose watermark fires it).
+	// LatencySamples is the number of rows measured.
+	LatencyP50, LatencyP99 time.Duration
+	LatencySamples         int64
 	// LateRecordsDropped counts the rows event-time operators dropped
 	// because they arrived after the watermark had passed them (Flink's
 	// numLateRecordsDropped, summed over the operators).
@@ -150,6 +162,8 @@ func (j *Job) Metrics() Metrics {
 		Skipped:                j.metrics.skipped.Load(),
 		LateRecordsDropped:     j.metrics.lateDropped.Load(),
 	}
+	m.LatencyP50, m.LatencySamples = j.metrics.latency.quantile(0.50)
+	m.LatencyP99, _ = j.metrics.latency.quantile(0.99)
 	if w := j.metrics.watermark.Load(); w != MinWatermark && w != MaxWatermark {
 		m.Watermark = time.Unix(0, w).UTC()
 	}
@@ -159,9 +173,11 @@ func (j *Job) Metrics() Metrics {
 // subtask is one parallel instance of the keyed task: an instance of every
 // operator of the job's DAG, with its own state batch.
 type subtask struct {
-	job   *Job
-	idx   int
-	ch    chan []event
+	job *Job
+	idx int
+	ch  chan batch
+	// outs counts the rows the subtask sent to the sink.
+	outs  int64
 	batch *store.Batch
 	kv    *state.Pebble
 	// ops holds one operator per node of the DAG; srcOut, per input, the
@@ -407,7 +423,7 @@ func (j *Job) route(input int, row types.Row) int {
 }
 
 func (j *Job) newSubtask(i int) (*subtask, error) {
-	st := &subtask{job: j, idx: i, ch: make(chan []event, 4), batch: j.env.DB.NewBatch()}
+	st := &subtask{job: j, idx: i, ch: make(chan batch, 4), batch: j.env.DB.NewBatch()}
 	st.kv = state.NewPebble(st.batch)
 	g := j.graph
 	switch g.Sink.Kind {
@@ -660,9 +676,18 @@ func (st *subtask) run(ctx context.Context) error {
 			}
 		}
 	}
-	for batch := range st.ch {
-		for i := range batch {
-			ev := &batch[i]
+	for b := range st.ch {
+		outs := st.outs
+		// measure records the latency of the rows written since the last
+		// call: they reached the sink by now.
+		measure := func() {
+			if n := st.outs - outs; n > 0 {
+				st.job.metrics.latency.add(st.job.env.Clock.Now().UnixNano()-b.sent, n)
+				outs = st.outs
+			}
+		}
+		for i := range b.events {
+			ev := &b.events[i]
 			switch ev.kind {
 			case evRecord:
 				if err := st.srcOut[ev.input].Emit(ev.row); err != nil {
@@ -678,6 +703,7 @@ func (st *subtask) run(ctx context.Context) error {
 						return err
 					}
 				}
+				measure()
 				if err := st.checkpoint(ctx, ev.barrier); err != nil {
 					return err
 				}
@@ -685,6 +711,7 @@ func (st *subtask) run(ctx context.Context) error {
 				if err := st.procTime(MaxWatermark); err != nil {
 					return err
 				}
+				measure()
 				return st.checkpoint(ctx, ev.barrier)
 			}
 		}
@@ -693,12 +720,14 @@ func (st *subtask) run(ctx context.Context) error {
 				return err
 			}
 		}
+		measure()
 	}
 	return ctx.Err()
 }
 
 func (st *subtask) output(ctx context.Context, row types.Row) error {
 	st.job.metrics.recordsOut.Add(1)
+	st.outs++
 	return st.sink.write(ctx, row)
 }
 

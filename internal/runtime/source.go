@@ -139,8 +139,9 @@ func (s *source) sendTo(ctx context.Context, i int) error {
 	if len(s.batches[i]) == 0 {
 		return nil
 	}
+	b := batch{events: s.batches[i], sent: s.job.env.Clock.Now().UnixNano()}
 	select {
-	case s.job.subtasks[i].ch <- s.batches[i]:
+	case s.job.subtasks[i].ch <- b:
 	case <-ctx.Done():
 		return ctx.Err()
 	}

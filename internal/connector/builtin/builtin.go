@@ -1,5 +1,5 @@
 // Package builtin assembles the connectors built into the eddy binary:
-// kafka, upsert-kafka, datagen, filesystem, print and blackhole.
+// kafka, upsert-kafka, datagen, nexmark, filesystem, print and blackhole.
 // The engine plans with this registry; nothing else names a connector.
 package builtin
 
@@ -9,12 +9,13 @@ import (
 	"github.com/eddy-sql/eddy/internal/connector/datagen"
 	"github.com/eddy-sql/eddy/internal/connector/filesystem"
 	"github.com/eddy-sql/eddy/internal/connector/kafka"
+	"github.com/eddy-sql/eddy/internal/connector/nexmark"
 	"github.com/eddy-sql/eddy/internal/connector/printsink"
 )
 
 // Factories returns a new list of the built-in connector factories.
 func Factories() []connector.Factory {
-	fs := []connector.Factory{datagen.Factory{}, printsink.Factory{}, blackhole.Factory{}, filesystem.Factory{}}
+	fs := []connector.Factory{datagen.Factory{}, nexmark.Factory{}, printsink.Factory{}, blackhole.Factory{}, filesystem.Factory{}}
 	return append(fs, kafka.Factories()...)
 }
 

@@ -51,5 +51,5 @@ func TestConnectorDocs(t *testing.T) {
 }
 
 func TestRegistry(t *testing.T) {
-	require.Equal(t, []string{"blackhole", "datagen", "filesystem", "kafka", "print", "upsert-kafka"}, builtin.Registry().Identifiers())
+	require.Equal(t, []string{"blackhole", "datagen", "filesystem", "kafka", "nexmark", "print", "upsert-kafka"}, builtin.Registry().Identifiers())
 }

@@ -1,0 +1,4 @@
+// Stub for NexmarkUtils' logger.
+package org.slf4j;
+
+public interface Logger {}
