@@ -62,22 +62,22 @@ const (
 
 // Host callback requests (the request of ImportHost).
 const (
-	HostViewOpen    byte = 1 // name, kind -> handle
-	HostStateTTL    byte = 2 // name -> ttl, remaining, Error
-	HostListLen     byte = 3 // handle -> n, Error
-	HostListGet     byte = 4 // handle, i -> bytes, Error
-	HostListAppend  byte = 5 // handle, bytes -> Error
-	HostListSet     byte = 6 // handle, i, bytes -> Error
-	HostListRemove  byte = 7 // handle, n -> Error
-	HostListClear   byte = 8 // handle -> Error
-	HostMapGet      byte = 9 // handle, key -> found, bytes, Error
-	HostMapPut      byte = 10
-	HostMapDelete   byte = 11
-	HostMapRange    byte = 12 // handle -> n, (key, value)*, Error
-	HostMapClear    byte = 13
-	HostStatusOK         = 0 // the answer is in out
-	HostStatusTooLarge   = 1 // the answer did not fit: fetch it with ImportResult
-	HostStatusBadRequest = 2 // the request was malformed (a bug)
+	HostViewOpen         byte = 1 // name, kind -> handle
+	HostStateTTL         byte = 2 // name -> ttl, remaining, Error
+	HostListLen          byte = 3 // handle -> n, Error
+	HostListGet          byte = 4 // handle, i -> bytes, Error
+	HostListAppend       byte = 5 // handle, bytes -> Error
+	HostListSet          byte = 6 // handle, i, bytes -> Error
+	HostListRemove       byte = 7 // handle, n -> Error
+	HostListClear        byte = 8 // handle -> Error
+	HostMapGet           byte = 9 // handle, key -> found, bytes, Error
+	HostMapPut           byte = 10
+	HostMapDelete        byte = 11
+	HostMapRange         byte = 12 // handle -> n, (key, value)*, Error
+	HostMapClear         byte = 13
+	HostStatusOK              = 0 // the answer is in out
+	HostStatusTooLarge        = 1 // the answer did not fit: fetch it with ImportResult
+	HostStatusBadRequest      = 2 // the request was malformed (a bug)
 )
 
 // Result statuses of a call.

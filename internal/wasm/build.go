@@ -1,0 +1,42 @@
+package wasm
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"os"
+	"os/exec"
+	"strings"
+)
+
+// BuildEnv is the environment (added to the caller's) under which the Go
+// toolchain builds a function module.
+var BuildEnv = []string{"GOOS=wasip1", "GOARCH=wasm", "CGO_ENABLED=0"}
+
+// BuildArgs returns the arguments of `go` that build the main package pkg
+// into the module out: a WASI reactor (-buildmode=c-shared), whose
+// exports Eddy calls after its init functions ran.
+func BuildArgs(pkg, out string) []string {
+	return []string{"build", "-buildmode=c-shared", "-trimpath", "-o", out, pkg}
+}
+
+// BuildCommandLine is the documented equivalent of Build, for messages.
+func BuildCommandLine(pkg, out string) string {
+	return strings.Join(BuildEnv[:2], " ") + " go " + strings.Join(BuildArgs(pkg, out), " ")
+}
+
+// Build runs the Go toolchain (goTool, "go" when empty) in dir to build
+// the main package pkg into the module out.
+func Build(ctx context.Context, goTool, dir, pkg, out string, stdout, stderr io.Writer) error {
+	if goTool == "" {
+		goTool = "go"
+	}
+	cmd := exec.CommandContext(ctx, goTool, BuildArgs(pkg, out)...)
+	cmd.Dir = dir
+	cmd.Env = append(os.Environ(), BuildEnv...)
+	cmd.Stdout, cmd.Stderr = stdout, stderr
+	if err := cmd.Run(); err != nil {
+		return fmt.Errorf("%s: %w", BuildCommandLine(pkg, out), err)
+	}
+	return nil
+}
