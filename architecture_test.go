@@ -43,6 +43,8 @@ var allowed = map[string][]string{
 	"ptf/wasmguest":              {"ptf", "types", "internal/wasm/wire"},
 	"internal/wasm/wire":         {"ptf", "types"},
 	"internal/wasm":              {"internal/wasm/wire", "ptf", "types"},
+	"internal/wasm/wasmtest":     {"internal/wasm"},
+	"internal/artifact":          {"internal/store"},
 	"table":                      {"*"},
 	"":                           {"*"},
 	"cmd/eddy":                   {"*"},
