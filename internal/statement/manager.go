@@ -103,6 +103,11 @@ type storedOutcome struct {
 	Sources     map[string]string `json:"sources,omitempty"`
 	StateSchema string            `json:"state_schema,omitempty"`
 	Namespaces  []string          `json:"namespaces,omitempty"`
+	Artifacts   []string          `json:"artifacts,omitempty"`
+}
+
+func (o *storedOutcome) outcome() *engine.Outcome {
+	return &engine.Outcome{Kind: o.Kind, Sources: o.Sources, StateSchema: o.StateSchema, Namespaces: o.Namespaces, Artifacts: o.Artifacts}
 }
 
 func key(name string) []byte { return append([]byte{store.PrefixStatement}, name...) }
@@ -135,7 +140,7 @@ func Open(opts Options) (*Manager, error) {
 		}
 		e := &entry{st: p.Statement, exceptions: p.Exceptions}
 		if p.Outcome != nil {
-			e.outcome = &engine.Outcome{Kind: p.Outcome.Kind, Sources: p.Outcome.Sources, StateSchema: p.Outcome.StateSchema, Namespaces: p.Outcome.Namespaces}
+			e.outcome = p.Outcome.outcome()
 		}
 		m.stmts[e.st.Name] = e
 		switch e.st.Status.Phase {
@@ -226,7 +231,7 @@ func (m *Manager) save(e *entry) {
 	e.st.Metadata.UpdatedAt = m.now()
 	p := persisted{Statement: e.st, Exceptions: e.exceptions}
 	if o := e.outcome; o != nil {
-		p.Outcome = &storedOutcome{Kind: o.Kind, Sources: o.Sources, StateSchema: o.StateSchema, Namespaces: o.Namespaces}
+		p.Outcome = &storedOutcome{Kind: o.Kind, Sources: o.Sources, StateSchema: o.StateSchema, Namespaces: o.Namespaces, Artifacts: o.Artifacts}
 	}
 	b, err := json.Marshal(p)
 	if err == nil {
@@ -315,9 +320,13 @@ func (m *Manager) start(e *entry, resume bool) {
 			interval = d
 		}
 	}
-	out, err := m.eng.Run(m.ctx, e.st.Spec.Statement, engine.RunOptions{
+	opts := engine.RunOptions{
 		Properties: e.st.Spec.Properties, JobID: jobID(e), Name: e.st.Name, Resume: resume, CheckpointInterval: interval,
-	})
+	}
+	if resume && e.outcome != nil {
+		opts.StateSchema = e.outcome.StateSchema // the engine refuses incompatible state
+	}
+	out, err := m.eng.Run(m.ctx, e.st.Spec.Statement, opts)
 	if err != nil {
 		m.addException(e, err)
 		m.setPhase(e, v1.Failed, err.Error())
