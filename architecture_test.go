@@ -34,7 +34,7 @@ var allowed = map[string][]string{
 	"internal/sql/plan":          {"internal/sql/ast", "internal/sql/parser", "internal/catalog", "internal/jobgraph", "internal/expr", "internal/connector/datagen", "internal/connector/kafka", "ptf", "types", "internal/sqlerr"},
 	"internal/engine":            {"*"},
 	"internal/statement":         {"*"},
-	"internal/server":            {"api/v1", "internal/statement", "internal/engine", "internal/runtime", "internal/store", "internal/sqlerr", "ptf"},
+	"internal/server":            {"api/v1", "internal/statement", "internal/engine", "internal/runtime", "internal/store", "internal/sqlerr", "ptf", "internal/artifact", "internal/wasm"},
 	"api/v1":                     {},
 	"internal/cli":               {"internal/sqlerr", "types", "api/v1", "client"},
 	"client":                     {"api/v1"},
