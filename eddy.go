@@ -24,6 +24,7 @@ import (
 	"github.com/eddy-sql/eddy/internal/devkafka"
 	"github.com/eddy-sql/eddy/internal/engine"
 	"github.com/eddy-sql/eddy/internal/server"
+	"github.com/eddy-sql/eddy/internal/wasm"
 	"github.com/eddy-sql/eddy/ptf"
 	"github.com/spf13/pflag"
 )
@@ -90,13 +91,14 @@ func Run(opts ...Option) int {
 		Version: Version,
 		Stdin:   c.stdin, Stdout: c.stdout, Stderr: c.stderr,
 		OpenEngine: func(ctx context.Context, dataDir string) (cli.Engine, error) {
-			return engine.Open(ctx, engine.Options{DataDir: dataDir, Registry: reg})
+			return engine.Open(ctx, engine.Options{DataDir: dataDir, Registry: reg, WasmCacheDir: wasm.CacheDirFromEnv()})
 		},
 	}
 	cliOpts.Commands = append(server.Commands(server.CommandOptions{
 		Registry:       reg,
 		DefaultDataDir: func() (string, error) { return cli.DefaultDataDir(os.LookupEnv) },
 		Remote:         remoteKeys{cli.NewAPIKeyRemote(cliOpts)},
+		Artifacts:      remoteArtifacts{cli.NewArtifactRemote(cliOpts)},
 	}), devkafka.Command(c.stdout, c.stderr))
 	return cli.Run(context.Background(), cliOpts, c.args)
 }
@@ -111,6 +113,18 @@ func (r remoteKeys) Connect(fs *pflag.FlagSet) (server.KeyManager, string, error
 		return nil, "", err
 	}
 	return k, url, nil
+}
+
+// remoteArtifacts adapts the CLI's remote artifact management to the
+// server's `eddy artifact` command.
+type remoteArtifacts struct{ *cli.ArtifactRemote }
+
+func (r remoteArtifacts) Connect(fs *pflag.FlagSet) (server.ArtifactManager, string, error) {
+	a, url, err := r.ArtifactRemote.Connect(fs)
+	if err != nil {
+		return nil, "", err
+	}
+	return a, url, nil
 }
 
 // Main runs the eddy command and exits with its exit code.

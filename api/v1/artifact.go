@@ -50,4 +50,7 @@ const (
 	CodeArtifactInUse = "ARTIFACT_IN_USE"
 	// CodeInvalidArtifact: the uploaded bytes are not a function module.
 	CodeInvalidArtifact = "INVALID_ARTIFACT"
+	// CodeIncompatibleState: resuming a statement whose functions now
+	// declare state its checkpoint cannot be read as (409).
+	CodeIncompatibleState = "INCOMPATIBLE_STATE"
 )

@@ -70,6 +70,11 @@ func parseStateSchema(s string) map[string]map[string]string {
 	return out
 }
 
+// CompatibleState checks that state written under the state schema old
+// (Outcome.StateSchema) can be read by a plan of schema next; see
+// compatibleState.
+func CompatibleState(old, next string) error { return compatibleState(old, next) }
+
 // compatibleState checks that state written under the schema old can be
 // read by a plan of schema next: every entry both declare keeps its type.
 // Entries a function adds start empty, and the state of removed entries

@@ -72,9 +72,12 @@ func readModule(r *http.Request) ([]byte, error) {
 
 // artifactError answers the errors of the artifact store and engine.
 func (s *Server) artifactError(w http.ResponseWriter, r *http.Request, err error) {
+	capital := func(m string) string { return strings.ToUpper(m[:1]) + m[1:] }
 	msg := func(sentinel error) string {
-		m := strings.ReplaceAll(err.Error(), sentinel.Error()+": ", "")
-		return strings.ToUpper(m[:1]) + m[1:]
+		if sentinel == engine.ErrArtifactInUse || sentinel == artifact.ErrInvalid {
+			return capital(strings.ReplaceAll(err.Error(), sentinel.Error()+": ", ""))
+		}
+		return capital(err.Error())
 	}
 	switch {
 	case errors.Is(err, artifact.ErrNotFound):

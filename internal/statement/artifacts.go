@@ -1,12 +1,14 @@
 package statement
 
 import (
+	"context"
 	"encoding/json"
 	"fmt"
 	"slices"
 	"sort"
 
 	v1 "github.com/eddy-sql/eddy/api/v1"
+	"github.com/eddy-sql/eddy/internal/engine"
 	"github.com/eddy-sql/eddy/internal/store"
 )
 
@@ -48,4 +50,23 @@ func StoredArtifactUsers(db *store.DB, id string) ([]string, error) {
 	})
 	sort.Strings(names)
 	return names, err
+}
+
+// checkResumable refuses, before anything changes, to resume a statement
+// whose functions now declare state its checkpoint cannot be read as (a
+// function bound to an artifact whose latest version changed its state
+// type): the statement stays as it is, so the caller can bind a
+// compatible version and resume again. m.mu must be held.
+func (m *Manager) checkResumable(ctx context.Context, e *entry) error {
+	if e.outcome == nil || e.outcome.StateSchema == "" {
+		return nil
+	}
+	next, err := m.eng.Run(ctx, e.st.Spec.Statement, engine.RunOptions{Properties: e.st.Spec.Properties, DryRun: true})
+	if err != nil {
+		return nil // the resume itself fails with this error, recorded
+	}
+	if err := engine.CompatibleState(e.outcome.StateSchema, next.StateSchema); err != nil {
+		return fmt.Errorf("%w: %w", ErrIncompatibleState, err)
+	}
+	return nil
 }

@@ -29,6 +29,9 @@ var (
 	ErrExists   = errors.New("statement: already exists")
 	ErrConflict = errors.New("statement: resource version conflict")
 	ErrInvalid  = errors.New("statement: invalid request")
+	// ErrIncompatibleState refuses to resume a statement whose functions
+	// now declare state its checkpoint cannot be read as.
+	ErrIncompatibleState = errors.New("statement: incompatible state")
 )
 
 // MaxNameLength is the longest statement name, application prefix
@@ -518,10 +521,16 @@ func (m *Manager) Update(ctx context.Context, name, resourceVersion string, stop
 	if e.st.Spec.Stopped == stopped {
 		return m.view(e), nil
 	}
+	resume := !stopped && (e.st.Status.Phase == v1.Stopped || e.st.Status.Phase == v1.Failed || e.st.Status.Phase == v1.Completed)
+	if resume {
+		if err := m.checkResumable(ctx, e); err != nil {
+			return m.view(e), err
+		}
+	}
 	e.st.Spec.Stopped = stopped
 	if stopped {
 		m.stop(e)
-	} else if e.st.Status.Phase == v1.Stopped || e.st.Status.Phase == v1.Failed || e.st.Status.Phase == v1.Completed {
+	} else if resume {
 		m.start(e, true)
 	} else {
 		m.save(e)

@@ -6,6 +6,7 @@ import (
 	"io"
 	"os"
 	"os/exec"
+	"path/filepath"
 	"strings"
 )
 
@@ -39,4 +40,25 @@ func Build(ctx context.Context, goTool, dir, pkg, out string, stdout, stderr io.
 		return fmt.Errorf("%s: %w", BuildCommandLine(pkg, out), err)
 	}
 	return nil
+}
+
+// CacheDirEnv names the environment variable that moves the compiled-module
+// cache of the eddy command (default: wasm-cache in the data directory, and
+// for eddy function build the user's cache directory).
+const CacheDirEnv = "EDDY_WASM_CACHE_DIR"
+
+// CacheDirFromEnv returns $EDDY_WASM_CACHE_DIR ("" when unset).
+func CacheDirFromEnv() string { return os.Getenv(CacheDirEnv) }
+
+// UserCacheDir is the compiled-module cache of commands without a data
+// directory (eddy function build): $EDDY_WASM_CACHE_DIR, else
+// eddy/wasm-cache in the user's cache directory, else "" (memory).
+func UserCacheDir() string {
+	if d := CacheDirFromEnv(); d != "" {
+		return d
+	}
+	if d, err := os.UserCacheDir(); err == nil {
+		return filepath.Join(d, "eddy", "wasm-cache")
+	}
+	return ""
 }
