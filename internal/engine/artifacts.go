@@ -319,3 +319,11 @@ func ParseBytes(s string) (int64, error) {
 	}
 	return n, nil
 }
+
+// ArtifactDefinition returns the definition of function id in a version
+// of an artifact ("" for the latest), loaded under the session's limits:
+// the same definition the planner binds for CREATE FUNCTION ... USING JAR
+// 'eddy-artifact://id[/version]' (the Table API passes it to Process).
+func (e *Engine) ArtifactDefinition(artifactID, version, id string) (*ptf.Definition, error) {
+	return e.resolveArtifactFunction(&catalog.Function{Name: id, ID: id, Artifact: artifactID, Version: version})
+}

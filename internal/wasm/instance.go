@@ -17,10 +17,6 @@ import (
 	"github.com/eddy-sql/eddy/types"
 )
 
-// exitTimeout is the exit code the watchdog closes an instance with when
-// a call ran past its time limit.
-const exitTimeout = 0xEDD1
-
 // instKey finds the instance of a host callback in its context.
 type instKey struct{}
 
@@ -40,6 +36,10 @@ type instance struct {
 	started      atomic.Int64 // watchdog tick at which the running call started; 0 when idle
 	stdout       *tail
 	stderr       *tail
+	// interrupt is the module's flag (see instrument); interrupted is set
+	// when the watchdog raised it.
+	interrupt   api.MutableGlobal
+	interrupted atomic.Bool
 
 	mu      sync.Mutex
 	failMu  sync.Mutex
@@ -79,24 +79,32 @@ func (m *Module) newInstance(ctx context.Context) (*instance, error) {
 	// No file system, no arguments, no environment, no sockets; a wall
 	// clock stopped at the epoch (functions get time from ctx.Time()), the
 	// fake monotonic clock and the deterministic random source of wazero.
-	cfg := wazero.NewModuleConfig().WithName("").WithStartFunctions("_initialize").
+	// The start function runs below, under the watchdog.
+	cfg := wazero.NewModuleConfig().WithName("").WithStartFunctions().
 		WithStdout(inst.stdout).WithStderr(inst.stderr).
 		WithWalltime(func() (int64, int32) { return 0, 0 }, sys.ClockResolution(1))
-	// The module's initialization (its Go runtime and package init
-	// functions) runs under the call time limit too.
-	ictx, cancel := context.WithTimeout(inst.ctx, m.limits.CallTimeout)
-	mod, err := m.rt.InstantiateModule(ictx, m.compiled, cfg)
-	cancel()
+	mod, err := m.rt.InstantiateModule(inst.ctx, m.compiled, cfg)
 	if err != nil {
-		return nil, inst.explain(fmt.Errorf("initializing the module: %w", err), err)
+		return nil, inst.explain(fmt.Errorf("instantiating the module: %w", err), err)
 	}
 	inst.mod = mod
 	inst.callFn = mod.ExportedFunction(wire.ExportCall)
 	inst.bufferFn = mod.ExportedFunction(wire.ExportBuffer)
 	inst.describeFn = mod.ExportedFunction(wire.ExportDescribe)
+	g, ok := mod.ExportedGlobal(InterruptGlobal).(api.MutableGlobal)
+	if !ok {
+		_ = mod.Close(ctx)
+		return nil, errors.New("internal: the instrumented module has no interrupt flag")
+	}
+	inst.interrupt = g
 	if !m.r.register(inst) {
 		_ = mod.Close(ctx)
 		return nil, errors.New("the WebAssembly runtime is closed")
+	}
+	// The module's initialization (its Go runtime and package init
+	// functions) runs under the call time limit too.
+	if _, err := inst.invoke(mod.ExportedFunction("_initialize"), 0); err != nil {
+		return nil, fmt.Errorf("initializing the module: %w", err)
 	}
 	if err := inst.grow(64 << 10); err != nil {
 		inst.close()
@@ -230,7 +238,7 @@ func (inst *instance) explain(wrapped, cause error) error {
 	var exit *sys.ExitError
 	isExit := errors.As(cause, &exit)
 	switch {
-	case isExit && exit.ExitCode() == exitTimeout, isExit && exit.ExitCode() == sys.ExitCodeDeadlineExceeded:
+	case inst.interrupted.Load():
 		return &LimitError{Limits: inst.m.limits}
 	case strings.Contains(stderr, "out of memory"):
 		return &LimitError{Memory: true, Limits: inst.m.limits, Detail: oomLine(stderr)}
@@ -249,12 +257,11 @@ func (inst *instance) explain(wrapped, cause error) error {
 	return errors.New(msg)
 }
 
-// kill stops the instance from another goroutine (the watchdog): the
-// running call returns with the exit code.
-func (inst *instance) kill(code uint32) {
-	if mod := inst.mod; mod != nil {
-		_ = mod.CloseWithExitCode(context.Background(), code)
-	}
+// kill stops the running call from another goroutine (the watchdog): the
+// module traps at its next loop iteration.
+func (inst *instance) kill() {
+	inst.interrupted.Store(true)
+	inst.interrupt.Set(1)
 }
 
 // close releases the instance (idempotent).

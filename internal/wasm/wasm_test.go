@@ -29,16 +29,18 @@ var (
 )
 
 // runtime returns a runtime shared by the tests (modules compile once).
-func runtime(t *testing.T) *wasm.Runtime {
+func runtime(t testing.TB) *wasm.Runtime {
 	t.Helper()
 	rtOnce.Do(func() { rt, rtErr = wasm.New(wasm.Options{Tick: 10 * time.Millisecond, CacheDir: wasmtest.CacheDir()}) })
 	require.NoError(t, rtErr)
 	return rt
 }
 
+func moduleBytes(t testing.TB) []byte { return wasmtest.Module(t, guestPkg) }
+
 func load(t *testing.T, lim wasm.Limits) *wasm.Module {
 	t.Helper()
-	m, err := runtime(t).Load(context.Background(), wasmtest.Module(t, guestPkg), lim)
+	m, err := runtime(t).Load(context.Background(), moduleBytes(t), lim)
 	require.NoError(t, err)
 	return m
 }

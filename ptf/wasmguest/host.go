@@ -31,6 +31,7 @@ type guestHost struct {
 	timerName    string
 	timerTime    time.Time
 	key          []types.Value
+	row          []types.Value
 	slots        []slot
 	out          wire.Encoder // the ops so far (since the last callback)
 	req          wire.Encoder // a callback's request
@@ -97,7 +98,12 @@ func (h *guestHost) run(call byte, d *wire.Decoder) []byte {
 	if call == wire.CallEval {
 		ti := d.Int()
 		kind := types.RowKind(d.Byte())
-		vals := d.Values(nil) // a fresh slice: the function may keep the row
+		// The row's values reuse one slice from call to call (allocating
+		// costs more in a module than natively): like the Context, a row
+		// is valid during the call; state and collected rows copy what
+		// they keep.
+		h.row = d.Values(h.row[:0])
+		vals := h.row
 		if ti > 0 {
 			if ti > len(h.f.tables) {
 				return internalError(fmt.Errorf("table argument %d of %d", ti, len(h.f.tables)))

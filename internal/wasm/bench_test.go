@@ -1,0 +1,62 @@
+package wasm_test
+
+import (
+	goruntime "runtime"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/eddy-sql/eddy/examples"
+	"github.com/eddy-sql/eddy/internal/wasm"
+	"github.com/eddy-sql/eddy/ptf"
+	"github.com/eddy-sql/eddy/ptf/ptftest"
+	"github.com/eddy-sql/eddy/types"
+)
+
+// BenchmarkOrderStatusTracker calls OrderStatusTracker through the PTF
+// host (the test harness, with its in-memory state) compiled in and from
+// the module, in the same run: the difference is the WebAssembly boundary
+// per call.
+func BenchmarkOrderStatusTracker(b *testing.B) {
+	events := []string{"PLACED", "FULFILLED", "SHIPPED", "DELIVERED", "CANCELED"}
+	run := func(b *testing.B, d *ptf.Definition) {
+		h, err := ptftest.New(d, ptftest.Table("input", "ROW<order_id INT NOT NULL, event_type STRING>", ptftest.PartitionBy("order_id")))
+		if err != nil {
+			b.Fatal(err)
+		}
+		b.ReportAllocs()
+		goruntime.LockOSThread()
+		defer goruntime.UnlockOSThread()
+		b.ResetTimer()
+		cpu0 := threadCPU()
+		for i := range b.N {
+			if err := h.Insert("input", types.NewInt(int64(i%1000)), types.NewString(events[i%len(events)])); err != nil {
+				b.Fatal(err)
+			}
+			if i%1024 == 0 {
+				h.TakeOutput()
+			}
+		}
+		// The CPU time of this thread (the function runs on it): steadier
+		// than ns/op on a loaded machine.
+		b.ReportMetric(float64((threadCPU()-cpu0).Nanoseconds())/float64(b.N), "cpu-ns/op")
+	}
+	b.Run("compiled-in", func(b *testing.B) { run(b, examples.OrderStatusTracker) })
+	b.Run("wasm", func(b *testing.B) {
+		m, err := runtime(b).Load(b.Context(), moduleBytes(b), wasm.Limits{})
+		if err != nil {
+			b.Fatal(err)
+		}
+		d, _ := m.Definition("examples.OrderStatusTracker")
+		run(b, d)
+	})
+}
+
+// threadCPU returns the CPU time of the calling thread.
+func threadCPU() time.Duration {
+	var ru syscall.Rusage
+	if err := syscall.Getrusage(1 /* RUSAGE_THREAD */, &ru); err != nil {
+		return 0
+	}
+	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
+}
