@@ -29,8 +29,12 @@ func BenchmarkOrderStatusTracker(b *testing.B) {
 		defer goruntime.UnlockOSThread()
 		b.ResetTimer()
 		cpu0 := threadCPU()
+		const keys = 20011 // prime: consecutive events hit different keys
 		for i := range b.N {
-			if err := h.Insert("input", types.NewInt(int64(i%1000)), types.NewString(events[i%len(events)])); err != nil {
+			// Each key goes through the lifecycle, one event per pass over
+			// the keys, as the pipeline benchmark's orders do.
+			key, ev := (i*7919)%keys, events[(i/keys)%len(events)]
+			if err := h.Insert("input", types.NewInt(int64(key)), types.NewString(ev)); err != nil {
 				b.Fatal(err)
 			}
 			if i%1024 == 0 {
@@ -48,6 +52,16 @@ func BenchmarkOrderStatusTracker(b *testing.B) {
 			b.Fatal(err)
 		}
 		d, _ := m.Definition("examples.OrderStatusTracker")
+		run(b, d)
+	})
+	// The same call of a function that does nothing: what the boundary
+	// itself costs.
+	b.Run("wasm-noop", func(b *testing.B) {
+		m, err := runtime(b).Load(b.Context(), moduleBytes(b), wasm.Limits{})
+		if err != nil {
+			b.Fatal(err)
+		}
+		d, _ := m.Definition("test.Noop")
 		run(b, d)
 	})
 }

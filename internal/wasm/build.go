@@ -12,7 +12,7 @@ import (
 
 // BuildEnv is the environment (added to the caller's) under which the Go
 // toolchain builds a function module.
-var BuildEnv = []string{"GOOS=wasip1", "GOARCH=wasm", "CGO_ENABLED=0"}
+var BuildEnv = []string{"GOOS=wasip1", "GOARCH=wasm", "CGO_ENABLED=0", "GOWASM=satconv,signext"}
 
 // BuildArgs returns the arguments of `go` that build the main package pkg
 // into the module out: a WASI reactor (-buildmode=c-shared), whose

@@ -51,6 +51,13 @@ func (p *proxy) eval(inst *instance, ctx *ptf.Context, in *ptf.Input) error {
 	wm, hasWM := h.CurrentWatermark()
 	twm, hasTWM := h.TableWatermark()
 	var flags byte
+	// The key of an Eval of a polymorphic table is the row's PARTITION BY
+	// columns: the guest takes it from the row (typed tables are cast, so
+	// their key is sent).
+	keyFromRow := in != nil && in.Arg != "" && p.polymorphic(in.Arg)
+	if keyFromRow {
+		flags |= wire.FlagKeyFromRow
+	}
 	if hasT {
 		flags |= wire.FlagTime
 	}
@@ -75,7 +82,9 @@ func (p *proxy) eval(inst *instance, ctx *ptf.Context, in *ptf.Input) error {
 		e.String(name)
 		e.Time(tt)
 	}
-	e.Values(h.Key())
+	if !keyFromRow {
+		e.Values(h.Key())
+	}
 	if in != nil {
 		e.Int(p.tableIndex(in.Arg))
 		e.Byte(byte(in.Row.Kind))

@@ -18,6 +18,7 @@ type proxy struct {
 	def     *ptf.Definition
 	entries []*rawEntry // like def.State
 	tables  []string    // table arguments in declaration order
+	typed   []bool      // whether each table argument is typed (its rows are cast)
 	scalars []string    // scalar arguments in declaration order
 }
 
@@ -28,6 +29,7 @@ func newProxy(m *Module, index int, fn wire.Function) *proxy {
 		d.Args = append(d.Args, ptf.Arg{Name: a.Name, Kind: a.Kind, Traits: a.Traits, Type: a.Type, Optional: a.Optional})
 		if a.Kind == ptf.TableArg {
 			p.tables = append(p.tables, a.Name)
+			p.typed = append(p.typed, a.Type != "")
 		} else {
 			p.scalars = append(p.scalars, a.Name)
 		}
@@ -195,6 +197,13 @@ func (p *proxy) setup(ctx *ptf.Context, h engineHost, e *wire.Encoder) {
 	s.Produced = h.ChangelogMode()
 	s.TimersOK = h.TimersSupported()
 	s.Encode(e)
+}
+
+// polymorphic reports whether the table argument arg is polymorphic (its
+// rows reach the function as they are).
+func (p *proxy) polymorphic(arg string) bool {
+	i := p.tableIndex(arg)
+	return i > 0 && !p.typed[i-1]
 }
 
 // tableIndex returns 1 + the position of arg among the table arguments,

@@ -31,6 +31,7 @@ type guestHost struct {
 	timerName    string
 	timerTime    time.Time
 	key          []types.Value
+	keyFromRow   bool // the key comes from the row (wire.FlagKeyFromRow)
 	row          []types.Value
 	slots        []slot
 	out          wire.Encoder // the ops so far (since the last callback)
@@ -93,7 +94,10 @@ func (h *guestHost) run(call byte, d *wire.Decoder) []byte {
 	if h.timer {
 		h.timerName, h.timerTime = d.String(), d.Time()
 	}
-	h.key = d.Values(h.key[:0])
+	h.keyFromRow = h.flags&wire.FlagKeyFromRow != 0
+	if !h.keyFromRow {
+		h.key = d.Values(h.key[:0])
+	}
 	in := ptf.Input{Row: ptf.Row{Schema: emptySchema}}
 	if call == wire.CallEval {
 		ti := d.Int()
@@ -109,6 +113,16 @@ func (h *guestHost) run(call byte, d *wire.Decoder) []byte {
 				return internalError(fmt.Errorf("table argument %d of %d", ti, len(h.f.tables)))
 			}
 			arg := h.f.tables[ti-1]
+			if h.keyFromRow {
+				// Copied before the call, as the engine does: the
+				// function may change the row.
+				h.key = h.key[:0]
+				for _, k := range h.tables[arg].PartitionBy {
+					if k >= 0 && k < len(vals) {
+						h.key = append(h.key, vals[k])
+					}
+				}
+			}
 			in = ptf.Input{Arg: arg, Row: ptf.Row{Kind: kind, Values: vals, Schema: h.tables[arg].Schema}}
 			if in.Row.Schema == nil {
 				in.Row.Schema = emptySchema

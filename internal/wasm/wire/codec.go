@@ -208,10 +208,11 @@ func (d *Decoder) View() []byte {
 	return b
 }
 
-// Bytes reads a length-prefixed byte string into a new slice.
+// Bytes reads a length-prefixed byte string into a new slice (nil when
+// empty).
 func (d *Decoder) Bytes() []byte {
 	v := d.View()
-	if v == nil {
+	if len(v) == 0 {
 		return nil
 	}
 	return append([]byte{}, v...)
@@ -237,9 +238,15 @@ func (d *Decoder) Value() types.Value {
 // Values reads a count and values, appending them to dst.
 func (d *Decoder) Values(dst []types.Value) []types.Value {
 	n := d.Count()
-	for i := 0; i < n && d.err == nil; i++ {
-		dst = append(dst, d.Value())
+	if d.err != nil || n == 0 {
+		return dst
 	}
+	dst, used, err := types.DecodeValues(dst, d.B, n)
+	if err != nil {
+		d.Fail("values: %v", err)
+		return dst
+	}
+	d.B = d.B[used:]
 	return dst
 }
 

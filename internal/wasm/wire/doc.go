@@ -19,9 +19,9 @@
 //
 //	call byte (CallEval, CallTimer), function uvarint, generation uvarint,
 //	hasSetup bool [Setup], flags byte (bit 0 time, 1 watermark, 2 table
-//	watermark) [time] [watermark] [table watermark],
+//	watermark, 3 key from row) [time] [watermark] [table watermark],
 //	CallTimer: timer name string, timer time,
-//	key Values,
+//	key Values (unless bit 3),
 //	CallEval: table uvarint (1 + index among the table arguments; 0 none),
 //	          kind byte, row Values,
 //	per value-state entry: present bool [bytes]

@@ -325,4 +325,8 @@ const (
 	FlagTime           byte = 1 << 0
 	FlagWatermark      byte = 1 << 1
 	FlagTableWatermark byte = 1 << 2
+	// FlagKeyFromRow: the request carries no key; the key is the row's
+	// PARTITION BY columns (an Eval of a polymorphic table argument, whose
+	// row the engine passes as it is).
+	FlagKeyFromRow byte = 1 << 3
 )

@@ -41,6 +41,7 @@ var (
 
 func init() {
 	wasmguest.RegisterAll("examples.", examples.All())
+	wasmguest.Register("test.Noop", probe("noop", func(*ptf.Context, ptf.Input) error { return nil }))
 	wasmguest.Register("test.Spin", probe("spin", func(*ptf.Context, ptf.Input) error {
 		for {
 		}
