@@ -54,16 +54,18 @@ func BenchmarkOrderStatusTracker(b *testing.B) {
 		d, _ := m.Definition("examples.OrderStatusTracker")
 		run(b, d)
 	})
-	// The same call of a function that does nothing: what the boundary
-	// itself costs.
-	b.Run("wasm-noop", func(b *testing.B) {
-		m, err := runtime(b).Load(b.Context(), moduleBytes(b), wasm.Limits{})
-		if err != nil {
-			b.Fatal(err)
-		}
-		d, _ := m.Definition("test.Noop")
-		run(b, d)
-	})
+	// Parts of it: a function that does nothing (what the boundary itself
+	// costs), one that only collects a row, one that only writes state.
+	for name, id := range map[string]string{"wasm-noop": "test.Noop", "wasm-emit": "test.EmitOnly", "wasm-state": "test.StateOnly"} {
+		b.Run(name, func(b *testing.B) {
+			m, err := runtime(b).Load(b.Context(), moduleBytes(b), wasm.Limits{})
+			if err != nil {
+				b.Fatal(err)
+			}
+			d, _ := m.Definition(id)
+			run(b, d)
+		})
+	}
 }
 
 // threadCPU returns the CPU time of the calling thread.

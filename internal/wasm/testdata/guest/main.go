@@ -34,6 +34,13 @@ func errText(err error) types.Value {
 	return types.NewString(err.Error())
 }
 
+// benchState is the state type of OrderStatusTracker, for the benchmarks.
+type benchStatus struct {
+	Status string
+}
+
+var benchState = ptf.NewValue[benchStatus]("state")
+
 var (
 	seen  = ptf.NewList[string]("seen")
 	count = ptf.NewMap[string, int]("count")
@@ -42,6 +49,18 @@ var (
 func init() {
 	wasmguest.RegisterAll("examples.", examples.All())
 	wasmguest.Register("test.Noop", probe("noop", func(*ptf.Context, ptf.Input) error { return nil }))
+	wasmguest.Register("test.EmitOnly", probe("emit", func(ctx *ptf.Context, in ptf.Input) error {
+		ctx.Collect(types.NewString(in.Row.Get("event_type").Str()))
+		return nil
+	}))
+	wasmguest.Register("test.StateOnly", &ptf.Definition{
+		Args: []ptf.Arg{ptf.Table("input", ptf.SetSemantic)}, Output: "ROW<x STRING>",
+		State: []ptf.StateEntry{benchState},
+		Eval: func(ctx *ptf.Context, in ptf.Input) error {
+			benchState.Get(ctx).Status = in.Row.Get("event_type").Str()
+			return nil
+		},
+	})
 	wasmguest.Register("test.Spin", probe("spin", func(*ptf.Context, ptf.Input) error {
 		for {
 		}
