@@ -432,6 +432,11 @@ func zoneArg(c *call, i int) func(a [maxFixedArgs]types.Value) (*time.Location, 
 	return func(a [maxFixedArgs]types.Value) (*time.Location, error) { return loadZone(a[i].Str()) }
 }
 
+// LoadZone resolves a time zone name as the temporal functions do: IANA
+// names ('Europe/Berlin'), 'UTC' and fixed offsets 'GMT+08:00' / '+08:00'.
+// The window operators align windows in the session zone with it.
+func LoadZone(name string) (*time.Location, error) { return loadZone(name) }
+
 // loadZone accepts IANA names ('Europe/Berlin'), 'UTC' and fixed offsets
 // 'GMT+08:00' / '+08:00'.
 func loadZone(name string) (*time.Location, error) {

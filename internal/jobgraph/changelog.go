@@ -45,7 +45,12 @@ func kindsOfMode(m Mode) Kinds {
 // mode, a normalize a retract changelog, a group aggregate inserts and
 // updates (and deletes when its input has updates or deletes), an inner
 // join the union of its inputs, outer joins everything, a PTF what it
-// declares. The result is indexed by node; sources are in src.
+// declares; OVER aggregates, interval joins and temporal sorts insert, a
+// Top-N emits every kind, a deduplication inserts (keep first) or inserts
+// and updates (keep last), a temporal join what its left input gives;
+// window aggregates, ranks, deduplications and joins insert, a window TVF
+// passes its input's kinds on. The result is indexed by node; sources are
+// in src.
 func ChangelogKinds(j *Job) (nodes []Kinds, src []Kinds) {
 	src = make([]Kinds, len(j.Inputs))
 	for i, in := range j.Inputs {
@@ -81,6 +86,20 @@ func ChangelogKinds(j *Job) (nodes []Kinds, src []Kinds) {
 			nodes[k] = Kinds{Insert: true}
 		case *Materialize:
 			nodes[k] = Kinds{Insert: true, UpdateAfter: true, Delete: true}
+		case *OverAggregate, *IntervalJoin, *TemporalSort:
+			nodes[k] = Kinds{Insert: true}
+		case *Rank:
+			nodes[k] = Kinds{Insert: true, UpdateBefore: !op.DropUpdateBefore, UpdateAfter: true, Delete: true}
+		case *Deduplicate:
+			if op.KeepLast {
+				nodes[k] = Kinds{Insert: true, UpdateBefore: !op.DropUpdateBefore, UpdateAfter: true}
+			} else {
+				nodes[k] = Kinds{Insert: true}
+			}
+		case *TemporalJoin:
+			nodes[k] = of(n.Inputs[0].From) // the left input's changelog
+		case *WindowAggregate, *WindowRank, *WindowDeduplicate, *WindowJoin:
+			nodes[k] = Kinds{Insert: true} // one final row per window
 		default: // calc, union: what their inputs give
 			nodes[k] = in
 		}

@@ -50,7 +50,8 @@ type Node struct {
 	UID    string
 	Inputs []Edge
 	// Op is the operator's spec: *Calc, *Aggregate, *Join, *Union,
-	// *PTF, *Normalize, *Values.
+	// *PTF, *Normalize, *Values, *Materialize, *OverAggregate, *Rank,
+	// *Deduplicate, *IntervalJoin, *TemporalJoin, *TemporalSort.
 	Op any
 	// Out is the schema of the rows the node emits.
 	Out *types.Schema

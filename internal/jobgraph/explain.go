@@ -2,7 +2,11 @@ package jobgraph
 
 import (
 	"fmt"
+	"strconv"
 	"strings"
+
+	"github.com/eddy-sql/eddy/internal/expr"
+	"github.com/eddy-sql/eddy/types"
 )
 
 // Explain renders a job's operator DAG as an indented tree, sink first,
@@ -92,6 +96,39 @@ func writeOp(b *strings.Builder, j *Job, n Node) {
 		fmt.Fprintf(b, "SinkUpsertMaterializer(uid=[%s], pk=%v)", n.UID, names(n.Out.Names(), op.Key))
 	case *Values:
 		fmt.Fprintf(b, "Values(rows=[%d])", len(op.Rows))
+	case *OverAggregate:
+		writeOver(b, n, in(0), op)
+	case *Rank:
+		writeRank(b, n, in(0), op)
+	case *Deduplicate:
+		keep, order := "FirstRow", "ROWTIME"
+		if op.KeepLast {
+			keep = "LastRow"
+		}
+		if op.ProcTime() {
+			order = "PROCTIME"
+		}
+		fmt.Fprintf(b, "Deduplicate(uid=[%s], keep=[%s], key=%v, order=[%s])", n.UID, keep, names(in(0), op.Keys), order)
+	case *IntervalJoin:
+		cond := equiCondition(op.Left, op.Right, op.LeftKeys, op.RightKeys, op.Residual)
+		fmt.Fprintf(b, "IntervalJoin(uid=[%s], joinType=[%s], windowBounds=[isRowTime=%t, leftLowerBound=%s, leftUpperBound=%s, leftTime=[%s], rightTime=[%s]], where=[%s])",
+			n.UID, op.Kind, !op.ProcTime, millis(op.LowerBound), millis(op.UpperBound),
+			op.Left.Names()[op.LeftTime], op.Right.Names()[op.RightTime], cond)
+	case *TemporalJoin:
+		cond := equiCondition(op.Left, op.Right, op.LeftKeys, op.RightKeys, op.Residual)
+		fmt.Fprintf(b, "TemporalJoin(uid=[%s], joinType=[%s], where=[%s], leftTime=[%s], rightTime=[%s])",
+			n.UID, op.Kind, cond, op.Left.Names()[op.LeftTime], op.Right.Names()[op.RightTime])
+	case *TemporalSort:
+		keys := []string{"PROCTIME() ASC"}
+		if !op.ProcTime {
+			keys[0] = in(0)[op.TimeColumn] + " ASC"
+		}
+		for _, k := range op.OrderBy {
+			keys = append(keys, sortKeyString(in(0), k))
+		}
+		fmt.Fprintf(b, "TemporalSort(uid=[%s], orderBy=[%s])", n.UID, strings.Join(keys, ", "))
+	case *WindowTVF, *WindowAggregate, *WindowRank, *WindowDeduplicate, *WindowJoin:
+		writeWindowOp(b, j, n)
 	default:
 		fmt.Fprintf(b, "%T", op)
 	}
@@ -157,4 +194,79 @@ func names(all []string, idx []int) []string {
 		out[i] = all[j]
 	}
 	return out
+}
+
+// writeOver renders an OVER aggregate as Flink's OverAggregate.
+func writeOver(b *strings.Builder, n Node, in []string, op *OverAggregate) {
+	order := in[op.OrderBy]
+	if op.ProcTime {
+		order += " (PROCTIME)"
+	}
+	unit, bound := "RANGE", millis(op.Frame.Preceding)
+	if op.Frame.Rows {
+		unit, bound = "ROWS", fmt.Sprint(op.Frame.Preceding)
+	}
+	if op.Frame.Unbounded {
+		bound = "UNBOUNDED"
+	}
+	sel := append([]string(nil), in...)
+	out := n.Out.Names()
+	for i, c := range op.Calls {
+		sel = append(sel, c.String(in)+" AS "+out[len(in)+i])
+	}
+	fmt.Fprintf(b, "OverAggregate(uid=[%s], partitionBy=%v, orderBy=[%s ASC], window=[%s BETWEEN %s PRECEDING AND CURRENT ROW], select=[%s])",
+		n.UID, names(in, op.PartitionKeys), order, unit, bound, strings.Join(sel, ", "))
+}
+
+// writeRank renders a Top-N as Flink's Rank.
+func writeRank(b *strings.Builder, n Node, in []string, op *Rank) {
+	strategy := op.Strategy.String()
+	if op.Strategy == UpdateFastStrategy {
+		strategy += fmt.Sprint(names(in, op.UpsertKey))
+	}
+	var order []string
+	for _, k := range op.OrderBy {
+		order = append(order, sortKeyString(in, k))
+	}
+	fmt.Fprintf(b, "Rank(uid=[%s], strategy=[%s], rankType=[%s], rankRange=[rankStart=%d, rankEnd=%d], partitionBy=%v, orderBy=[%s], outputRank=[%t])",
+		n.UID, strategy, op.Func, op.Start, op.End, names(in, op.PartitionKeys), strings.Join(order, ", "), op.OutputRank)
+	if op.DropUpdateBefore {
+		b.WriteString(" DropUpdateBefore")
+	}
+}
+
+// sortKeyString renders a sort key as "c ASC" or "c DESC", with the NULL
+// order when it is not Flink's default (first for ASC, last for DESC).
+func sortKeyString(in []string, k SortKey) string {
+	s := in[k.Col] + " ASC"
+	if k.Desc {
+		s = in[k.Col] + " DESC"
+	}
+	switch {
+	case k.NullsFirst && k.Desc:
+		s += " NULLS FIRST"
+	case !k.NullsFirst && !k.Desc:
+		s += " NULLS LAST"
+	}
+	return s
+}
+
+// equiCondition renders l = r for each key pair, then the residual.
+func equiCondition(left, right *types.Schema, lk, rk []int, residual expr.Expr) string {
+	var cond []string
+	for i := range lk {
+		cond = append(cond, left.Names()[lk[i]]+" = "+right.Names()[rk[i]])
+	}
+	if residual != nil {
+		cond = append(cond, residual.String())
+	}
+	return strings.Join(cond, " AND ")
+}
+
+// millis renders nanoseconds as milliseconds, as Flink prints bounds.
+func millis(ns int64) string {
+	if ns%1e6 == 0 {
+		return fmt.Sprint(ns / 1e6)
+	}
+	return strconv.FormatFloat(float64(ns)/1e6, 'f', -1, 64)
 }

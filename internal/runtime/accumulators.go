@@ -54,6 +54,9 @@ type aggFunc interface {
 	add(s *accState, args []types.Value) error
 	retract(s *accState, args []types.Value) error
 	value(s *accState) types.Value
+	// merge adds src's accumulated values to dst, as if dst had
+	// accumulated them after its own (session windows merging).
+	merge(dst, src *accState) error
 }
 
 // newAggFunc returns the logic of call over input rows of schema in.
@@ -103,6 +106,7 @@ type countFunc struct{}
 func (countFunc) add(s *accState, _ []types.Value) error     { s.n++; return nil }
 func (countFunc) retract(s *accState, _ []types.Value) error { s.n--; return nil }
 func (countFunc) value(s *accState) types.Value              { return types.NewInt(s.n) }
+func (countFunc) merge(dst, src *accState) error             { dst.n += src.n; return nil }
 
 // sumFunc is SUM, $SUM0 and AVG with result type t: integer sums wrap
 // like Java's long arithmetic and are narrowed to t; FLOAT sums add in
@@ -165,6 +169,31 @@ func (f sumFunc) step(s *accState, v types.Value, sign int64) error {
 			_, err = aggDecCtx.Sub(r, x.d, d)
 		}
 		if err != nil {
+			return fmt.Errorf("decimal sum: %w", err)
+		}
+		x.d = r
+	}
+	return nil
+}
+
+func (f sumFunc) merge(dst, src *accState) error {
+	dst.n += src.n
+	switch {
+	case f.t.IsInteger():
+		dst.i += src.i
+	case f.t.ID == types.TypeFloat && !f.avg:
+		dst.setFloat(float64(float32(dst.float()) + float32(src.float())))
+	case f.t.ID == types.TypeFloat || f.t.ID == types.TypeDouble:
+		dst.setFloat(dst.float() + src.float())
+	default:
+		if src.ext == nil || src.ext.d == nil {
+			return nil
+		}
+		x := dst.x()
+		r := new(apd.Decimal)
+		if x.d == nil {
+			r.Set(src.ext.d)
+		} else if _, err := aggDecCtx.Add(r, x.d, src.ext.d); err != nil {
 			return fmt.Errorf("decimal sum: %w", err)
 		}
 		x.d = r
@@ -257,6 +286,23 @@ func (f minMaxFunc) retract(s *accState, args []types.Value) error {
 	return nil
 }
 
+func (f minMaxFunc) merge(dst, src *accState) error {
+	if src.ext == nil {
+		return nil
+	}
+	x := dst.x()
+	for j, v := range src.ext.vals {
+		i, ok := f.find(x, v)
+		if ok {
+			x.cnts[i] += src.ext.cnts[j]
+			continue
+		}
+		x.vals = slices.Insert(x.vals, i, v)
+		x.cnts = slices.Insert(x.cnts, i, src.ext.cnts[j])
+	}
+	return nil
+}
+
 func (f minMaxFunc) value(s *accState) types.Value {
 	if s.ext == nil || len(s.ext.vals) == 0 {
 		return types.Null
@@ -294,6 +340,16 @@ func aggRemoveFirst(s *accState, v types.Value) {
 	}
 }
 
+// merge appends src's values after dst's: the merged order is dst's
+// arrival order, then src's.
+func (firstLastFunc) merge(dst, src *accState) error {
+	if src.ext != nil && len(src.ext.vals) > 0 {
+		x := dst.x()
+		x.vals = append(x.vals, src.ext.vals...)
+	}
+	return nil
+}
+
 func (f firstLastFunc) value(s *accState) types.Value {
 	if s.ext == nil || len(s.ext.vals) == 0 {
 		return types.Null
@@ -320,6 +376,18 @@ func (listAggFunc) add(s *accState, args []types.Value) error {
 
 func (listAggFunc) retract(s *accState, args []types.Value) error {
 	aggRemoveFirst(s, args[0])
+	return nil
+}
+
+func (listAggFunc) merge(dst, src *accState) error {
+	if src.ext == nil {
+		return nil
+	}
+	x := dst.x()
+	x.vals = append(x.vals, src.ext.vals...)
+	if !src.ext.sep.IsNull() {
+		x.sep = src.ext.sep
+	}
 	return nil
 }
 
@@ -362,6 +430,15 @@ func (varianceFunc) retract(s *accState, args []types.Value) error {
 	s.n--
 	s.setFloat(s.float() - v)
 	s.x().f2 -= v * v
+	return nil
+}
+
+func (varianceFunc) merge(dst, src *accState) error {
+	dst.n += src.n
+	dst.setFloat(dst.float() + src.float())
+	if src.ext != nil {
+		dst.x().f2 += src.ext.f2
+	}
 	return nil
 }
 
@@ -421,6 +498,12 @@ func (boolFunc) retract(s *accState, args []types.Value) error {
 	if args[0].Bool() {
 		s.i--
 	}
+	return nil
+}
+
+func (boolFunc) merge(dst, src *accState) error {
+	dst.n += src.n
+	dst.i += src.i
 	return nil
 }
 
@@ -509,7 +592,8 @@ func appendAccState(dst []byte, s *accState) []byte {
 
 var emptyExt accExt
 
-// accReader decodes what appendAccState wrote.
+// accReader decodes what appendAccState wrote (and the other operators'
+// state records: see row and done).
 type accReader struct {
 	b   []byte
 	err error
@@ -517,7 +601,7 @@ type accReader struct {
 
 func (r *accReader) fail(what string) {
 	if r.err == nil {
-		r.err = fmt.Errorf("decoding aggregate state: malformed %s", what)
+		r.err = fmt.Errorf("decoding state: malformed %s", what)
 	}
 }
 
@@ -557,7 +641,7 @@ func (r *accReader) value() types.Value {
 	}
 	v, n, err := types.DecodeValue(r.b)
 	if err != nil {
-		r.err = fmt.Errorf("decoding aggregate state: %w", err)
+		r.err = fmt.Errorf("decoding state: %w", err)
 		return types.Null
 	}
 	r.b = r.b[n:]

@@ -18,8 +18,8 @@ import (
 // by the encoded key values): dirty groups are written at Flush, and past
 // MaxKeys clean groups are evicted down to half.
 type aggregateOp struct {
-	keys    []int
-	calls   []aggCall
+	keys []int
+	aggCalls
 	ns      string
 	kv      KV
 	out     Output
@@ -40,22 +40,11 @@ type aggregateOp struct {
 	// Scratch buffers reused across rows.
 	keyVals []types.Value
 	keyBuf  []byte
-	args    []types.Value
-	distKey []byte
 	enc     []byte
 	// slab hands out the value slices of emitted rows, allocated in
 	// chunks; a slice once emitted is never reused.
 	slab    []types.Value
 	slabPos int
-}
-
-// aggCall is one call of the aggregate, compiled.
-type aggCall struct {
-	fn       aggFunc
-	args     []int
-	distinct bool
-	filter   int
-	star     bool // COUNT(*): counts rows, NULL or not
 }
 
 // aggGroup is the state of one group key. count == 0 means the group has
@@ -109,22 +98,11 @@ func newAggregateOp(spec *jobgraph.Aggregate, in *types.Schema, oc OpContext) (*
 			return nil, fmt.Errorf("aggregate: key column %d out of range", k)
 		}
 	}
-	for i := range spec.Calls {
-		c := &spec.Calls[i]
-		fn, err := newAggFunc(c, in)
-		if err != nil {
-			return nil, err
-		}
-		if c.Filter >= in.Len() {
-			return nil, fmt.Errorf("aggregate %s: filter column %d out of range", c.Func, c.Filter)
-		}
-		filter := c.Filter
-		if filter < 0 {
-			filter = -1
-		}
-		op.calls = append(op.calls, aggCall{fn: fn, args: c.Args, distinct: c.Distinct, filter: filter,
-			star: c.Func == jobgraph.AggCountStar})
+	calls, err := newAggCalls(spec.Calls, in)
+	if err != nil {
+		return nil, err
 	}
+	op.aggCalls = calls
 	return op, nil
 }
 
@@ -305,77 +283,15 @@ func (op *aggregateOp) markDirty(g *aggGroup) {
 
 // accumulate adds (or retracts) row to every call's accumulator.
 func (op *aggregateOp) accumulate(g *aggGroup, row types.Row, retract bool) error {
-	for i := range op.calls {
-		c := &op.calls[i]
-		if c.filter >= 0 {
-			if f := row.Values[c.filter]; f.Kind() != types.KindBool || !f.Bool() {
-				continue
-			}
-		}
-		args := op.args[:0]
-		null := false
-		for _, a := range c.args {
-			v := row.Values[a]
-			null = null || v.IsNull()
-			args = append(args, v)
-		}
-		op.args = args
-		if null && !c.star {
-			continue
-		}
-		s := &g.accs[i]
-		if c.distinct && !op.distinctStep(s, args, retract) {
-			continue
-		}
-		var err error
-		if retract {
-			err = c.fn.retract(s, args)
-		} else {
-			err = c.fn.add(s, args)
-		}
-		if err != nil {
-			return fmt.Errorf("aggregate: %w", err)
-		}
+	if err := op.step(g.accs, row.Values, retract); err != nil {
+		return fmt.Errorf("aggregate: %w", err)
 	}
 	return nil
 }
 
-// distinctStep counts args in the call's distinct set and reports whether
-// the inner function sees the row: when the count goes 0->1 (add) or
-// 1->0 (retract). Retracting a value not in the set is ignored.
-func (op *aggregateOp) distinctStep(s *accState, args []types.Value, retract bool) bool {
-	op.distKey = op.distKey[:0]
-	for _, v := range args {
-		op.distKey = types.AppendValue(op.distKey, v)
-	}
-	x := s.x()
-	n := x.distinct[string(op.distKey)]
-	switch {
-	case !retract && n == 0:
-		if x.distinct == nil {
-			x.distinct = map[string]int64{}
-		}
-		x.distinct[string(op.distKey)] = 1
-		return true
-	case !retract:
-		x.distinct[string(op.distKey)] = n + 1
-		return false
-	case n == 0:
-		return false
-	case n == 1:
-		delete(x.distinct, string(op.distKey))
-		return true
-	}
-	x.distinct[string(op.distKey)] = n - 1
-	return false
-}
-
 // appendResults appends the value of every call of g to dst.
 func (op *aggregateOp) appendResults(dst []types.Value, g *aggGroup) []types.Value {
-	for i := range op.calls {
-		dst = append(dst, op.calls[i].fn.value(&g.accs[i]))
-	}
-	return dst
+	return op.appendValues(dst, g.accs)
 }
 
 func (op *aggregateOp) fillKeys(dst []types.Value, row types.Row) {

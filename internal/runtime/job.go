@@ -112,6 +112,10 @@ type Job struct {
 	releases []func()
 
 	metrics jobMetrics
+	// procTime is set when operators work on processing time: the source
+	// then checkpoints at every tick of an idle input, so that processing
+	// time advances (and windows fire on the clock) without input.
+	procTime bool
 }
 
 // jobMetrics are updated by the tasks and read by Metrics.
@@ -124,6 +128,8 @@ type jobMetrics struct {
 	// skipped counts records not read: undecodable (error-handling
 	// ignore or log) or skipped by their format.
 	skipped atomic.Int64
+	// lateDropped counts the rows operators dropped as late.
+	lateDropped atomic.Int64
 }
 
 // Metrics is a snapshot of a job's counters.
@@ -140,6 +146,10 @@ type Metrics struct {
 	// Watermark is the highest watermark the source emitted (zero time
 	// when none yet).
 	Watermark time.Time
+	// LateRecordsDropped counts the rows event-time operators dropped
+	// because they arrived after the watermark had passed them (Flink's
+	// numLateRecordsDropped, summed over the operators).
+	LateRecordsDropped int64
 }
 
 // Metrics returns the job's counters.
@@ -150,6 +160,7 @@ func (j *Job) Metrics() Metrics {
 		LastCheckpointDuration: time.Duration(j.metrics.lastCheckpointNanos.Load()),
 		LastCheckpointBytes:    j.metrics.lastCheckpointBytes.Load(),
 		Skipped:                j.metrics.skipped.Load(),
+		LateRecordsDropped:     j.metrics.lateDropped.Load(),
 	}
 	if w := j.metrics.watermark.Load(); w != MinWatermark && w != MaxWatermark {
 		m.Watermark = time.Unix(0, w).UTC()
@@ -170,6 +181,8 @@ type subtask struct {
 	ops    []Operator
 	srcOut []*nodeOut
 	sink   sink
+	// procOps are the operators with processing-time callbacks.
+	procOps []procTimeOperator
 }
 
 // target is a consumer of an endpoint: port of node, or the sink (node
@@ -449,6 +462,10 @@ func (j *Job) newSubtask(i int) (*subtask, error) {
 			return nil, err
 		}
 		st.ops[k] = op
+		if p, ok := onProcTime(op); ok {
+			st.procOps = append(st.procOps, p)
+			j.procTime = true
+		}
 	}
 	return st, nil
 }
@@ -456,7 +473,8 @@ func (j *Job) newSubtask(i int) (*subtask, error) {
 // newOperator builds the operator of node k for subtask st.
 func (j *Job) newOperator(st *subtask, k int, out *nodeOut) (Operator, error) {
 	n := &j.graph.Nodes[k]
-	oc := OpContext{NS: j.opts.ID + "/" + n.UID, KV: st.kv, Clock: j.env.Clock, MaxKeys: j.opts.CacheKeys, Out: out}
+	oc := OpContext{NS: j.opts.ID + "/" + n.UID, KV: st.kv, Clock: j.env.Clock, MaxKeys: j.opts.CacheKeys, Out: out,
+		Late: &j.metrics.lateDropped}
 	switch spec := n.Op.(type) {
 	case *jobgraph.Calc:
 		op := &calcOp{c: spec, out: out}
@@ -476,6 +494,28 @@ func (j *Job) newOperator(st *subtask, k int, out *nodeOut) (Operator, error) {
 		return newMaterializeOp(spec, oc), nil
 	case *jobgraph.Aggregate:
 		return newAggregateOp(spec, j.endpointSchema(n.Inputs[0].From), oc)
+	case *jobgraph.Deduplicate:
+		return newDedupOp(spec, j.endpointSchema(n.Inputs[0].From), oc)
+	case *jobgraph.Rank:
+		return newRankOp(spec, j.endpointSchema(n.Inputs[0].From), oc)
+	case *jobgraph.OverAggregate:
+		return newOverOp(spec, j.endpointSchema(n.Inputs[0].From), oc)
+	case *jobgraph.IntervalJoin:
+		return newIntervalJoinOp(spec, oc)
+	case *jobgraph.TemporalJoin:
+		return newTemporalJoinOp(spec, oc)
+	case *jobgraph.TemporalSort:
+		return newTemporalSortOp(spec, j.endpointSchema(n.Inputs[0].From), oc)
+	case *jobgraph.WindowTVF:
+		return newWindowTVFOp(spec, j.endpointSchema(n.Inputs[0].From), oc)
+	case *jobgraph.WindowAggregate:
+		return newWindowAggOp(spec, j.endpointSchema(n.Inputs[0].From), oc)
+	case *jobgraph.WindowRank:
+		return newWindowRankOp(spec, j.endpointSchema(n.Inputs[0].From), oc)
+	case *jobgraph.WindowDeduplicate:
+		return newWindowDedupOp(spec, j.endpointSchema(n.Inputs[0].From), oc)
+	case *jobgraph.WindowJoin:
+		return newWindowJoinOp(spec, oc)
 	case *jobgraph.PTF:
 		opts := []ptfOpOption{withMaxKeys(j.opts.CacheKeys)}
 		if j.par > 1 {
@@ -663,11 +703,24 @@ func (st *subtask) run(ctx context.Context) error {
 					return err
 				}
 			case evBarrier:
+				if len(st.procOps) > 0 {
+					if err := st.procTime(st.clockNanos()); err != nil {
+						return err
+					}
+				}
 				if err := st.checkpoint(ctx, ev.barrier); err != nil {
 					return err
 				}
 			case evEnd:
+				if err := st.procTime(MaxWatermark); err != nil {
+					return err
+				}
 				return st.checkpoint(ctx, ev.barrier)
+			}
+		}
+		if len(st.procOps) > 0 {
+			if err := st.procTime(st.clockNanos()); err != nil {
+				return err
 			}
 		}
 	}

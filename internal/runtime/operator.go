@@ -1,6 +1,8 @@
 package runtime
 
 import (
+	"sync/atomic"
+
 	"github.com/eddy-sql/eddy/types"
 )
 
@@ -50,6 +52,16 @@ type OpContext struct {
 	MaxKeys int
 	// Out receives the operator's rows and watermarks.
 	Out Output
+	// Late counts the rows the operator drops as late (the job's
+	// Metrics.LateRecordsDropped); nil when nothing counts them.
+	Late *atomic.Int64
+}
+
+// countLate adds one late row to oc's counter, if there is one.
+func (oc *OpContext) countLate() {
+	if oc.Late != nil {
+		oc.Late.Add(1)
+	}
 }
 
 // minWatermark tracks per-port watermarks and their minimum.

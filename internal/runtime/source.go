@@ -306,7 +306,10 @@ func (s *source) idle(ctx context.Context) error {
 				stop()
 				return err
 			}
-			if s.sinceCP > 0 {
+			if s.sinceCP > 0 || s.job.procTime {
+				// With processing-time operators, also without new
+				// input: windows may fire on the clock, and the
+				// checkpoint commits their results.
 				stop()
 				return s.barrier(ctx, s.job.newBarrier())
 			}

@@ -22,6 +22,7 @@ var (
 	dRecordsOut   = statementDesc("eddy_statement_records_out_total", "Records the statement's job wrote to its sink since it last started.")
 	dSourceLag    = statementDesc("eddy_statement_source_lag_records", "Records of the statement's log table inputs that its last checkpoint has not covered (end offsets minus committed positions).")
 	dSkipped      = statementDesc("eddy_statement_records_skipped_total", "Input records the statement's job did not decode and skipped ('error-handling.mode' ignore or log) since it last started.")
+	dLate         = statementDesc("eddy_statement_late_records_dropped_total", "Rows the statement's job dropped as late (their window had fired, or their time was behind the watermark) since it last started.")
 	dWatermark    = statementDesc("eddy_statement_watermark_seconds", "The statement's current watermark, as a Unix time in seconds.")
 	dWatermarkLag = statementDesc("eddy_statement_watermark_lag_seconds", "Processing time minus the statement's current watermark.")
 	dCkptDuration = statementDesc("eddy_statement_last_checkpoint_duration_seconds", "Duration of the statement's last checkpoint commit.")
@@ -85,7 +86,7 @@ func (s *Server) metrics(w http.ResponseWriter, r *http.Request) {
 type statementCollector struct{ s *Server }
 
 func (c statementCollector) Describe(ch chan<- *prometheus.Desc) {
-	for _, d := range []*prometheus.Desc{dStatements, dRecordsIn, dRecordsOut, dSourceLag, dSkipped, dWatermark, dWatermarkLag, dCkptDuration, dCkptSize, dCheckpoints, dStateSize} {
+	for _, d := range []*prometheus.Desc{dStatements, dRecordsIn, dRecordsOut, dSourceLag, dSkipped, dLate, dWatermark, dWatermarkLag, dCkptDuration, dCkptSize, dCheckpoints, dStateSize} {
 		ch <- d
 	}
 }
@@ -114,6 +115,7 @@ func (c statementCollector) Collect(ch chan<- prometheus.Metric) {
 				counter(dRecordsIn, float64(m.RecordsIn), name)
 				counter(dRecordsOut, float64(m.RecordsOut), name)
 				counter(dSkipped, float64(m.Skipped), name)
+				counter(dLate, float64(m.LateRecordsDropped), name)
 				if !m.Watermark.IsZero() {
 					gauge(dWatermark, float64(m.Watermark.UnixMilli())/1000, name)
 					gauge(dWatermarkLag, now.Sub(m.Watermark).Seconds(), name)

@@ -67,7 +67,7 @@ func TestMetricsGolden(t *testing.T) {
 		"ingest": {
 			RecordsIn: 1200, RecordsOut: 1100, Checkpoints: 42,
 			LastCheckpointDuration: 12500 * time.Microsecond, LastCheckpointBytes: 65536,
-			Watermark: clock.T.Add(-90 * time.Second),
+			Watermark: clock.T.Add(-90 * time.Second), LateRecordsDropped: 7,
 		},
 		"fresh": {}, // started, nothing read, no checkpoint yet
 	}
