@@ -13,7 +13,7 @@ WASM_EXAMPLES = OrderStatusTracker ThresholdFilter Median InactivityAlert TtlCou
 wasm-examples:
 	@mkdir -p build/wasm
 	for n in $(WASM_EXAMPLES); do \
-		GOOS=wasip1 GOARCH=wasm $(GO) build -buildmode=c-shared -trimpath -o build/wasm/$$n.wasm ./examples/wasm/$$n || exit 1; \
+		GOOS=wasip1 GOARCH=wasm GOWASM=satconv,signext $(GO) build -buildmode=c-shared -trimpath -o build/wasm/$$n.wasm ./examples/wasm/$$n || exit 1; \
 	done
 
 test:

@@ -25,7 +25,7 @@
 //
 // or, equivalently, with the Go toolchain alone:
 //
-//	GOOS=wasip1 GOARCH=wasm go build -buildmode=c-shared -o order_status.wasm ./path/to/package
+//	GOOS=wasip1 GOARCH=wasm GOWASM=satconv,signext go build -buildmode=c-shared -o order_status.wasm ./path/to/package
 //
 // then upload it (eddy artifact create) and bind it with CREATE FUNCTION
 // OrderStatusTracker AS 'examples.OrderStatusTracker' USING JAR
