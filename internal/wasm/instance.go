@@ -36,9 +36,8 @@ type instance struct {
 	started      atomic.Int64 // watchdog tick at which the running call started; 0 when idle
 	stdout       *tail
 	stderr       *tail
-	// interrupt is the module's flag (see instrument); interrupted is set
-	// when the watchdog raised it.
-	interrupt   api.MutableGlobal
+	// interrupted is set by the watchdog; the module's next yield (see
+	// instrument) then stops the call.
 	interrupted atomic.Bool
 
 	mu      sync.Mutex
@@ -91,12 +90,6 @@ func (m *Module) newInstance(ctx context.Context) (*instance, error) {
 	inst.callFn = mod.ExportedFunction(wire.ExportCall)
 	inst.bufferFn = mod.ExportedFunction(wire.ExportBuffer)
 	inst.describeFn = mod.ExportedFunction(wire.ExportDescribe)
-	g, ok := mod.ExportedGlobal(InterruptGlobal).(api.MutableGlobal)
-	if !ok {
-		_ = mod.Close(ctx)
-		return nil, errors.New("internal: the instrumented module has no interrupt flag")
-	}
-	inst.interrupt = g
 	if !m.r.register(inst) {
 		_ = mod.Close(ctx)
 		return nil, errors.New("the WebAssembly runtime is closed")
@@ -257,12 +250,12 @@ func (inst *instance) explain(wrapped, cause error) error {
 	return errors.New(msg)
 }
 
+// errInterrupted stops a call from the host's yield.
+var errInterrupted = errors.New("interrupted: the call ran past its time limit")
+
 // kill stops the running call from another goroutine (the watchdog): the
-// module traps at its next loop iteration.
-func (inst *instance) kill() {
-	inst.interrupted.Store(true)
-	inst.interrupt.Set(1)
-}
+// module's next yield, at most yieldEvery loop iterations away, fails.
+func (inst *instance) kill() { inst.interrupted.Store(true) }
 
 // close releases the instance (idempotent).
 func (inst *instance) close() {
@@ -284,6 +277,15 @@ func hostCallback(ctx context.Context, mod api.Module, stack []uint64) {
 	inst, _ := ctx.Value(instKey{}).(*instance)
 	opsPtr, opsLen, reqPtr, reqLen := uint32(stack[0]), uint32(stack[1]), uint32(stack[2]), uint32(stack[3])
 	outPtr, outCap := uint32(stack[4]), uint32(stack[5])
+	if reqLen == 0 {
+		// A yield of the instrumented loops (see instrument): stop a call
+		// that ran past its time limit.
+		if inst != nil && inst.interrupted.Load() {
+			panic(errInterrupted)
+		}
+		stack[0] = uint64(wire.HostStatusOK) << 32
+		return
+	}
 	mem := mod.Memory()
 	ops, okOps := mem.Read(opsPtr, opsLen)
 	req, okReq := mem.Read(reqPtr, reqLen)

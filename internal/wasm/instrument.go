@@ -7,31 +7,38 @@ import (
 	"strings"
 )
 
-// InterruptGlobal is the name under which an instrumented module exports
-// its interrupt flag: a mutable i32, 0 while the module may run. Setting
-// it to 1 makes the module trap at its next loop iteration.
-const InterruptGlobal = "eddy_interrupt"
+// errNoHostImport: the module does not import eddy.host.
+var errNoHostImport = errors.New("it does not import eddy.host, which every module built with ptf/wasmguest does")
 
-// instrument adds an interrupt check at the head of every loop of a
-// module's code,
+// yieldEvery is how many loop iterations a module runs between two calls
+// of the host's yield (a call of eddy.host with an empty request).
+const yieldEvery = 1 << 16
+
+// instrument adds a budget check at the head of every loop of a module's
+// code,
 //
-//	global.get $eddy_interrupt
+//	global.get $budget  i32.const 1  i32.sub  global.set $budget
+//	global.get $budget  i32.eqz
 //	if
-//	  unreachable
+//	  (call $eddy.host with an empty request)  drop
+//	  i32.const yieldEvery  global.set $budget
 //	end
 //
-// and the global itself, exported as InterruptGlobal. Every unbounded
-// computation in WebAssembly runs through a loop (Go compiles each function
-// into one), so a call stops within one loop iteration of the flag being
-// set: that is how the time limit per call stops a function that runs
-// away. wazero's own mechanism (WithCloseOnContextDone) calls out of the
-// module at every loop header and starts a goroutine per call, which made
-// Go guests several times slower; this check is a load and a branch.
+// and the global itself. Every unbounded computation in WebAssembly runs
+// through a loop (Go compiles each function into one), so a module calls
+// the host at least every yieldEvery iterations. There the host stops a
+// call that ran past its time limit, and the Go runtime gets a point where
+// it can preempt the goroutine: machine code wazero generated cannot be
+// preempted, and a garbage collection waits for every goroutine. wazero's
+// own mechanism (WithCloseOnContextDone) calls out of the module at every
+// loop header and starts a goroutine per call, which made Go guests
+// several times slower; this check is a few instructions.
 //
-// The rest of the module is copied as it is, except DWARF sections (their
-// code offsets would be wrong). Instructions outside the MVP, sign
-// extension, saturating truncation, bulk memory, reference types and tail
-// calls (SIMD, threads, exceptions, GC) are refused.
+// The module must import eddy.host (every module built with
+// ptf/wasmguest does). The rest of the module is copied as it is, except
+// DWARF sections (their code offsets would be wrong). Instructions outside
+// the MVP, sign extension, saturating truncation, bulk memory, reference
+// types and tail calls (SIMD, threads, exceptions, GC) are refused.
 func instrument(code []byte) ([]byte, error) {
 	if len(code) < 8 || string(code[:4]) != "\x00asm" || binary.LittleEndian.Uint32(code[4:8]) != 1 {
 		return nil, errors.New("not a WebAssembly module (version 1)")
@@ -59,15 +66,16 @@ func instrument(code []byte) ([]byte, error) {
 	}
 	// The index of the new global: after the imported and defined ones.
 	var importedGlobals, definedGlobals uint32
+	host := int64(-1)                        // the function index of the import eddy.host
 	globalAt, exportAt, codeAt := -1, -1, -1 // positions of sections 6, 7 and 10
 	for i, s := range sections {
 		switch s.id {
 		case 2:
-			n, err := countImportedGlobals(s.body)
+			n, h, err := scanImports(s.body)
 			if err != nil {
 				return nil, fmt.Errorf("import section: %w", err)
 			}
-			importedGlobals = n
+			importedGlobals, host = n, h
 		case 6:
 			globalAt = i
 			r := &reader{b: s.body}
@@ -81,11 +89,13 @@ func instrument(code []byte) ([]byte, error) {
 			codeAt = i
 		}
 	}
+	if host < 0 {
+		return nil, errNoHostImport
+	}
 	idx := importedGlobals + definedGlobals
-	newGlobal := []byte{0x7F, 0x01, 0x41, 0x00, 0x0B} // mutable i32 = i32.const 0
-	newExport := appendName(nil, InterruptGlobal)
-	newExport = append(newExport, 0x03)
-	newExport = binary.AppendUvarint(newExport, uint64(idx))
+	newGlobal := []byte{0x7F, 0x01, 0x41} // mutable i32 = yieldEvery
+	newGlobal = appendSLEB(newGlobal, yieldEvery)
+	newGlobal = append(newGlobal, 0x0B)
 
 	// Sections in order; insert the global and export sections where the
 	// module lacks them (before the first section that must follow them).
@@ -107,9 +117,7 @@ func instrument(code []byte) ([]byte, error) {
 	if globalAt < 0 {
 		insert(6, []byte{0})
 	}
-	if exportAt < 0 {
-		insert(7, []byte{0})
-	}
+	_ = exportAt
 	for i, s := range sections {
 		switch s.id {
 		case 6:
@@ -118,18 +126,12 @@ func instrument(code []byte) ([]byte, error) {
 				return nil, fmt.Errorf("global section: %w", err)
 			}
 			sections[i].body = b
-		case 7:
-			b, err := appendToVector(s.body, newExport)
-			if err != nil {
-				return nil, fmt.Errorf("export section: %w", err)
-			}
-			sections[i].body = b
 		case 10:
 			codeAt = i
 		}
 	}
 	if codeAt >= 0 {
-		b, err := instrumentCode(sections[codeAt].body, idx)
+		b, err := instrumentCode(sections[codeAt].body, idx, uint32(host))
 		if err != nil {
 			return nil, fmt.Errorf("code section: %w", err)
 		}
@@ -142,6 +144,18 @@ func instrument(code []byte) ([]byte, error) {
 		out = append(out, s.body...)
 	}
 	return out, nil
+}
+
+// appendSLEB appends x in signed LEB128, the encoding of i32.const.
+func appendSLEB(b []byte, x int64) []byte {
+	for {
+		c := byte(x & 0x7F)
+		x >>= 7
+		if (x == 0 && c&0x40 == 0) || (x == -1 && c&0x40 != 0) {
+			return append(b, c)
+		}
+		b = append(b, c|0x80)
+	}
 }
 
 func appendName(b []byte, s string) []byte {
@@ -161,17 +175,23 @@ func appendToVector(body, entry []byte) ([]byte, error) {
 	return append(out, entry...), nil
 }
 
-// countImportedGlobals counts the global imports of an import section.
-func countImportedGlobals(body []byte) (uint32, error) {
+// scanImports counts the global imports of an import section and finds
+// the function index of eddy.host (-1 when it is not imported).
+func scanImports(body []byte) (globals uint32, host int64, err error) {
 	r := &reader{b: body}
 	n := r.u32()
-	var globals uint32
+	host = -1
+	var funcs int64
 	for i := uint32(0); i < n && r.err == nil; i++ {
-		r.bytes(int(r.u32())) // module
-		r.bytes(int(r.u32())) // name
+		mod := string(r.bytes(int(r.u32())))
+		name := string(r.bytes(int(r.u32())))
 		switch kind := r.byte(); kind {
 		case 0x00: // func: typeidx
 			r.u32()
+			if mod == "eddy" && name == "host" {
+				host = funcs
+			}
+			funcs++
 		case 0x01: // table: reftype, limits
 			r.byte()
 			r.limits()
@@ -185,17 +205,32 @@ func countImportedGlobals(body []byte) (uint32, error) {
 			r.byte()
 			r.u32()
 		default:
-			return 0, fmt.Errorf("import kind %#x", kind)
+			return 0, -1, fmt.Errorf("import kind %#x", kind)
 		}
 	}
-	return globals, r.err
+	return globals, host, r.err
 }
 
 // instrumentCode rewrites every function body of a code section.
-func instrumentCode(body []byte, global uint32) ([]byte, error) {
-	check := []byte{0x23}
-	check = binary.AppendUvarint(check, uint64(global))
-	check = append(check, 0x04, 0x40, 0x00, 0x0B) // if (void) unreachable end
+func instrumentCode(body []byte, global, host uint32) ([]byte, error) {
+	g := binary.AppendUvarint(nil, uint64(global))
+	check := append([]byte{0x23}, g...)     // global.get $budget
+	check = append(check, 0x41, 0x01, 0x6B) // i32.const 1, i32.sub
+	check = append(check, 0x24)             // global.set $budget
+	check = append(check, g...)
+	check = append(check, 0x23) // global.get $budget
+	check = append(check, g...)
+	check = append(check, 0x45, 0x04, 0x40) // i32.eqz, if (void)
+	for range 6 {
+		check = append(check, 0x41, 0x00) // i32.const 0: an empty request
+	}
+	check = append(check, 0x10) // call $eddy.host
+	check = binary.AppendUvarint(check, uint64(host))
+	check = append(check, 0x1A, 0x41) // drop, i32.const yieldEvery
+	check = appendSLEB(check, yieldEvery)
+	check = append(check, 0x24) // global.set $budget
+	check = append(check, g...)
+	check = append(check, 0x0B) // end
 	r := &reader{b: body}
 	n := r.u32()
 	out := binary.AppendUvarint(nil, uint64(n))

@@ -241,6 +241,19 @@ func (r *Runtime) load(ctx context.Context, code []byte, key moduleKey) (*Module
 		return nil, err
 	}
 	instrumented, err := instrument(code)
+	if errors.Is(err, errNoHostImport) {
+		// Say what is wrong with the module itself (its exports, its
+		// imports) when its bytes tell.
+		c, cerr := rt.CompileModule(ctx, code)
+		if cerr != nil {
+			return nil, fmt.Errorf("not a valid WebAssembly module: %w", cerr)
+		}
+		defer c.Close(ctx)
+		if ierr := checkInterface(c); ierr != nil {
+			return nil, ierr
+		}
+		return nil, fmt.Errorf("%w: %w; %s", ErrNotFunctionModule, err, buildHint)
+	}
 	if err != nil {
 		return nil, fmt.Errorf("not a valid WebAssembly module: %w", err)
 	}

@@ -88,7 +88,8 @@ func module(imports []string, exports map[string]string) []byte {
 	types := map[string][]byte{
 		"()->()": {0x60, 0, 0}, "()->i64": {0x60, 0, 1, 0x7e}, "(i32)->i32": {0x60, 1, 0x7f, 1, 0x7f}, "(i32)->i64": {0x60, 1, 0x7f, 1, 0x7e},
 	}
-	sigs := []string{"()->()", "()->i64", "(i32)->i32", "(i32)->i64"}
+	types["host"] = []byte{0x60, 6, 0x7f, 0x7f, 0x7f, 0x7f, 0x7f, 0x7f, 1, 0x7e}
+	sigs := []string{"()->()", "()->i64", "(i32)->i32", "(i32)->i64", "host"}
 	var typeVec [][]byte
 	for _, s := range sigs {
 		typeVec = append(typeVec, types[s])
@@ -98,7 +99,11 @@ func module(imports []string, exports map[string]string) []byte {
 	var imps [][]byte
 	for _, imp := range imports {
 		mod, fn, _ := strings.Cut(imp, ".")
-		imps = append(imps, append(append(name(mod), name(fn)...), 0, 0))
+		typ := byte(0)
+		if imp == "eddy.host" {
+			typ = 4
+		}
+		imps = append(imps, append(append(name(mod), name(fn)...), 0, typ))
 	}
 	if len(imps) > 0 {
 		out = append(out, section(2, vec(imps...))...)
@@ -146,7 +151,8 @@ func TestBadModules(t *testing.T) {
 		{"wrong signature", module(nil, wrongSig), "it exports eddy_call with the wrong signature"},
 		{"bad import", module([]string{"env.steal"}, abi), "it imports env.steal; function modules may import only WASI (wasi_snapshot_preview1) and Eddy's host functions"},
 		{"unknown host import", module([]string{"eddy.spawn"}, abi), "it imports eddy.spawn, which this version of Eddy does not provide"},
-		{"empty description", module(nil, abi), "not an Eddy function module: reading the module's description: malformed message"},
+		{"no host import", module(nil, abi), "not an Eddy function module: it does not import eddy.host"},
+		{"empty description", module([]string{"eddy.host"}, abi), "not an Eddy function module: reading the module's description: malformed message"},
 		{"a Go module without functions", wasmtest.Module(t, "./internal/wasm/testdata/noexports"), "it does not export eddy_describe"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
