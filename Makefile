@@ -1,10 +1,20 @@
 # Make targets for Eddy. `make test` is the test command of the README and CI.
 GO ?= go
 
-.PHONY: build test testrace differential tutorial acceptance bench nexmark fuzz fmt vet check rewrite
+.PHONY: build test testrace differential tutorial acceptance bench nexmark fuzz fmt vet check rewrite wasm-examples
 
 build:
 	$(GO) build -o bin/eddy ./cmd/eddy
+
+# Every example function as a WebAssembly module, build/wasm/<Name>.wasm
+# exporting examples.<Name> (the artifacts of docs/artifacts.md).
+WASM_EXAMPLES = OrderStatusTracker ThresholdFilter Median InactivityAlert TtlCountdown MtControlStream PassThroughEnrich ChangelogAuditor RunningMax
+
+wasm-examples:
+	@mkdir -p build/wasm
+	for n in $(WASM_EXAMPLES); do \
+		GOOS=wasip1 GOARCH=wasm GOWASM=satconv,signext $(GO) build -buildmode=c-shared -trimpath -o build/wasm/$$n.wasm ./examples/wasm/$$n || exit 1; \
+	done
 
 test:
 	$(GO) test -race -count=1 ./...

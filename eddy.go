@@ -28,6 +28,7 @@ import (
 	"github.com/eddy-sql/eddy/internal/local"
 	"github.com/eddy-sql/eddy/internal/nexmark"
 	"github.com/eddy-sql/eddy/internal/server"
+	"github.com/eddy-sql/eddy/internal/wasm"
 	"github.com/eddy-sql/eddy/ptf"
 	"github.com/eddy-sql/eddy/udf"
 	"github.com/spf13/pflag"
@@ -102,10 +103,10 @@ func Run(opts ...Option) int {
 		// The shell's session: the engine with durable statements, and the
 		// data directory's socket (package local).
 		OpenEngine: func(ctx context.Context, dataDir string) (cli.Engine, error) {
-			return local.Open(ctx, local.Options{DataDir: dataDir, Registry: reg, UDFs: udfs, Command: "eddy sql", Stdout: c.stdout, Stderr: c.stderr})
+			return local.Open(ctx, local.Options{DataDir: dataDir, Registry: reg, UDFs: udfs, WasmCacheDir: wasm.CacheDirFromEnv(), Command: "eddy sql", Stdout: c.stdout, Stderr: c.stderr})
 		},
 		OpenStatements: func(ctx context.Context, dataDir string) (*client.Client, func() error, error) {
-			s, err := local.Open(ctx, local.Options{DataDir: dataDir, Registry: reg, UDFs: udfs, Command: "eddy statement", Passive: true})
+			s, err := local.Open(ctx, local.Options{DataDir: dataDir, Registry: reg, UDFs: udfs, WasmCacheDir: wasm.CacheDirFromEnv(), Command: "eddy statement", Passive: true})
 			if err != nil {
 				return nil, nil, err
 			}
@@ -117,6 +118,7 @@ func Run(opts ...Option) int {
 		UDFs:           udfs,
 		DefaultDataDir: func() (string, error) { return cli.DefaultDataDir(os.LookupEnv) },
 		Remote:         remoteKeys{cli.NewAPIKeyRemote(cliOpts)},
+		Artifacts:      remoteArtifacts{cli.NewArtifactRemote(cliOpts)},
 	}), devkafka.Command(c.stdout, c.stderr), nexmark.Command(c.stdout, c.stderr))
 	return cli.Run(context.Background(), cliOpts, c.args)
 }
@@ -163,6 +165,18 @@ func (r remoteKeys) Connect(fs *pflag.FlagSet) (server.KeyManager, string, error
 		return nil, "", err
 	}
 	return k, url, nil
+}
+
+// remoteArtifacts adapts the CLI's remote artifact management to the
+// server's `eddy artifact` command.
+type remoteArtifacts struct{ *cli.ArtifactRemote }
+
+func (r remoteArtifacts) Connect(fs *pflag.FlagSet) (server.ArtifactManager, string, error) {
+	a, url, err := r.ArtifactRemote.Connect(fs)
+	if err != nil {
+		return nil, "", err
+	}
+	return a, url, nil
 }
 
 // Main runs the eddy command and exits with its exit code.

@@ -123,13 +123,24 @@ func statementPath(name, suffix string) string {
 // response into out (if not nil and the body is not empty). An answer
 // outside 2xx is returned as *Error.
 func (c *Client) do(ctx context.Context, method, path string, q url.Values, in, out any) error {
-	var body io.Reader
+	var body []byte
+	contentType := ""
 	if in != nil {
 		b, err := json.Marshal(in)
 		if err != nil {
 			return fmt.Errorf("client: encoding request: %w", err)
 		}
-		body = bytes.NewReader(b)
+		body, contentType = b, "application/json"
+	}
+	return c.send(ctx, method, path, q, contentType, body, out)
+}
+
+// send sends a request with a body of contentType (none when "") and
+// decodes a JSON response into out, as do.
+func (c *Client) send(ctx context.Context, method, path string, q url.Values, contentType string, in []byte, out any) error {
+	var body io.Reader
+	if contentType != "" {
+		body = bytes.NewReader(in)
 	}
 	req, err := http.NewRequestWithContext(ctx, method, c.endpoint(path, q), body)
 	if err != nil {
@@ -137,8 +148,8 @@ func (c *Client) do(ctx context.Context, method, path string, q url.Values, in, 
 	}
 	req.Header.Set("Accept", "application/json")
 	req.Header.Set("User-Agent", c.userAgent)
-	if in != nil {
-		req.Header.Set("Content-Type", "application/json")
+	if contentType != "" {
+		req.Header.Set("Content-Type", contentType)
 	}
 	if c.key != "" || c.secret != "" {
 		req.SetBasicAuth(c.key, c.secret)

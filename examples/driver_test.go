@@ -1,6 +1,7 @@
 package examples_test
 
 import (
+	"context"
 	"encoding/json"
 	"fmt"
 	"strconv"
@@ -10,6 +11,8 @@ import (
 
 	"github.com/cockroachdb/datadriven"
 	"github.com/eddy-sql/eddy/examples"
+	"github.com/eddy-sql/eddy/internal/wasm"
+	"github.com/eddy-sql/eddy/internal/wasm/wasmtest"
 	"github.com/eddy-sql/eddy/ptf"
 	"github.com/eddy-sql/eddy/ptf/ptftest"
 	"github.com/eddy-sql/eddy/types"
@@ -420,4 +423,35 @@ func orNone(s string) string {
 		return "(none)"
 	}
 	return s
+}
+
+// TestExamplesWASM runs the same scripts against the examples compiled to
+// WebAssembly (one module with all of them, loaded by the engine's
+// WebAssembly host): every output, error, timer and state line must be the
+// same as compiled in.
+func TestExamplesWASM(t *testing.T) {
+	if testing.Short() {
+		t.Skip("builds a WebAssembly module")
+	}
+	r, err := wasm.New(wasm.Options{CacheDir: wasmtest.CacheDir()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer r.Close()
+	m, err := r.Load(context.Background(), wasmtest.Module(t, "./internal/wasm/testdata/guest"), wasm.Limits{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defs := map[string]*ptf.Definition{}
+	for name := range examples.All() {
+		d, ok := m.Definition("examples." + name)
+		if !ok {
+			t.Fatalf("the module has no examples.%s", name)
+		}
+		defs[name] = d
+	}
+	datadriven.Walk(t, "testdata", func(t *testing.T, path string) {
+		d := &driver{defs: defs, snaps: map[string][]byte{}}
+		datadriven.RunTest(t, path, d.run)
+	})
 }

@@ -11,6 +11,7 @@ import (
 	"slices"
 	"strings"
 	"time"
+	"unsafe"
 
 	"github.com/cockroachdb/apd/v3"
 )
@@ -20,75 +21,77 @@ import (
 // string-keyed maps and structs of those (exported fields only). It writes
 // a compact binary form, several times faster than JSON; types it cannot
 // handle use encoding/json instead (see defaultCodec).
+//
+// The encoder and decoder are compiled once per type into functions that
+// read and write the value through its address and the field offsets:
+// reflect.Value is used only to make pointers, slices and maps, which keeps
+// a call cheap natively and inside WebAssembly modules, where reflection is
+// particularly slow.
 type binaryCodec[T any] struct {
 	enc encFunc
 	dec decFunc
 }
 
 type (
-	encFunc func(b []byte, v reflect.Value) []byte
-	decFunc func(d *decoder, v reflect.Value) error
+	// encFunc appends the encoding of the value at p to b.
+	encFunc func(b []byte, p unsafe.Pointer) []byte
+	// decFunc decodes a value from the start of b into p and returns the
+	// rest of b.
+	decFunc func(b []byte, p unsafe.Pointer) ([]byte, error)
 )
-
-// decoder reads a binaryCodec encoding.
-type decoder struct{ b []byte }
 
 var errShort = errors.New("ptf: state value is truncated")
 
-func (d *decoder) uvarint() (uint64, error) {
-	x, n := binary.Uvarint(d.b)
+func uvarintOf(b []byte) (uint64, []byte, error) {
+	x, n := binary.Uvarint(b)
 	if n <= 0 {
-		return 0, errShort
+		return 0, nil, errShort
 	}
-	d.b = d.b[n:]
-	return x, nil
+	return x, b[n:], nil
 }
 
-// length reads the element count of a slice or map (0 encodes nil, n+1 a
-// collection of n). When every element takes at least one byte the count is
-// checked against the bytes left, so a corrupt count cannot allocate much.
-func (d *decoder) length(elemsTakeBytes bool) (n int, isNil bool, err error) {
-	c, err := d.uvarint()
+func varintOf(b []byte) (int64, []byte, error) {
+	x, n := binary.Varint(b)
+	if n <= 0 {
+		return 0, nil, errShort
+	}
+	return x, b[n:], nil
+}
+
+// lengthOf reads the element count of a slice or map (0 encodes nil, n+1
+// a collection of n). When every element takes at least one byte the
+// count is checked against the bytes left, so a corrupt count cannot
+// allocate much.
+func lengthOf(b []byte, elemsTakeBytes bool) (n int, isNil bool, rest []byte, err error) {
+	c, rest, err := uvarintOf(b)
 	if err != nil || c == 0 {
-		return 0, err == nil, err
+		return 0, err == nil, rest, err
 	}
 	c--
-	if (elemsTakeBytes && c > uint64(len(d.b))) || c > 1<<24 {
-		return 0, false, errShort
+	if (elemsTakeBytes && c > uint64(len(rest))) || c > 1<<24 {
+		return 0, false, nil, errShort
 	}
-	return int(c), false, nil
+	return int(c), false, rest, nil
 }
 
-// present reads the presence byte of a nullable value.
-func (d *decoder) present() (bool, error) {
-	if len(d.b) == 0 {
-		return false, errShort
+// presentOf reads the presence byte of a nullable value.
+func presentOf(b []byte) (bool, []byte, error) {
+	if len(b) == 0 {
+		return false, nil, errShort
 	}
-	set := d.b[0] != 0
-	d.b = d.b[1:]
-	return set, nil
+	return b[0] != 0, b[1:], nil
 }
 
-func (d *decoder) varint() (int64, error) {
-	x, n := binary.Varint(d.b)
-	if n <= 0 {
-		return 0, errShort
-	}
-	d.b = d.b[n:]
-	return x, nil
-}
-
-func (d *decoder) bytes() ([]byte, error) {
-	n, err := d.uvarint()
+// bytesOf reads a length-prefixed byte string without copying it.
+func bytesOf(b []byte) ([]byte, []byte, error) {
+	n, rest, err := uvarintOf(b)
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
-	if n > uint64(len(d.b)) {
-		return nil, errShort
+	if n > uint64(len(rest)) {
+		return nil, nil, errShort
 	}
-	out := d.b[:n]
-	d.b = d.b[n:]
-	return out, nil
+	return rest[:n], rest[n:], nil
 }
 
 // defaultCodec returns the binary codec for T, or the JSON codec when T
@@ -102,16 +105,16 @@ func defaultCodec[T any]() Codec[T] {
 }
 
 func (c binaryCodec[T]) Encode(v *T) ([]byte, error) {
-	return c.enc(nil, reflect.ValueOf(v).Elem()), nil
+	return c.enc(nil, unsafe.Pointer(v)), nil
 }
 
 func (c binaryCodec[T]) Decode(b []byte, v *T) error {
-	d := &decoder{b: b}
-	if err := c.dec(d, reflect.ValueOf(v).Elem()); err != nil {
+	rest, err := c.dec(b, unsafe.Pointer(v))
+	if err != nil {
 		return err
 	}
-	if len(d.b) != 0 {
-		return fmt.Errorf("ptf: %d unexpected bytes after a state value", len(d.b))
+	if len(rest) != 0 {
+		return fmt.Errorf("ptf: %d unexpected bytes after a state value", len(rest))
 	}
 	return nil
 }
@@ -121,6 +124,12 @@ var (
 	decimalType = reflect.TypeFor[*apd.Decimal]()
 )
 
+// sliceHeader is the layout of a slice.
+type sliceHeader struct {
+	data     unsafe.Pointer
+	len, cap int
+}
+
 // compile builds the encoder and decoder of t; ok is false for types the
 // binary codec does not handle.
 func compile(t reflect.Type, depth int) (encFunc, decFunc, bool) {
@@ -129,48 +138,49 @@ func compile(t reflect.Type, depth int) (encFunc, decFunc, bool) {
 	}
 	switch {
 	case t == timeType:
-		return func(b []byte, v reflect.Value) []byte {
-				tm := v.Interface().(time.Time)
+		return func(b []byte, p unsafe.Pointer) []byte {
+				tm := (*time.Time)(p)
 				if tm.IsZero() {
 					return append(b, 0)
 				}
 				return binary.AppendVarint(append(b, 1), tm.UnixNano())
-			}, func(d *decoder, v reflect.Value) error {
-				set, err := d.present()
+			}, func(b []byte, p unsafe.Pointer) ([]byte, error) {
+				set, b, err := presentOf(b)
 				if err != nil || !set {
-					v.Set(reflect.Zero(timeType))
-					return err
+					*(*time.Time)(p) = time.Time{}
+					return b, err
 				}
-				n, err := d.varint()
+				n, b, err := varintOf(b)
 				if err != nil {
-					return err
+					return nil, err
 				}
-				v.Set(reflect.ValueOf(time.Unix(0, n).UTC()))
-				return nil
+				*(*time.Time)(p) = time.Unix(0, n).UTC()
+				return b, nil
 			}, true
 	case t == decimalType:
-		return func(b []byte, v reflect.Value) []byte {
-				if v.IsNil() {
+		return func(b []byte, p unsafe.Pointer) []byte {
+				d := *(**apd.Decimal)(p)
+				if d == nil {
 					return append(b, 0)
 				}
-				s := v.Interface().(*apd.Decimal).String()
+				s := d.String()
 				return append(binary.AppendUvarint(append(b, 1), uint64(len(s))), s...)
-			}, func(d *decoder, v reflect.Value) error {
-				set, err := d.present()
+			}, func(b []byte, p unsafe.Pointer) ([]byte, error) {
+				set, b, err := presentOf(b)
 				if err != nil || !set {
-					v.Set(reflect.Zero(decimalType))
-					return err
+					*(**apd.Decimal)(p) = nil
+					return b, err
 				}
-				s, err := d.bytes()
+				s, b, err := bytesOf(b)
 				if err != nil {
-					return err
+					return nil, err
 				}
 				x, _, err := apd.NewFromString(string(s))
 				if err != nil {
-					return fmt.Errorf("ptf: decoding a DECIMAL in state: %w", err)
+					return nil, fmt.Errorf("ptf: decoding a DECIMAL in state: %w", err)
 				}
-				v.Set(reflect.ValueOf(x))
-				return nil
+				*(**apd.Decimal)(p) = x
+				return b, nil
 			}, true
 	}
 	if hasCustomEncoding(t) {
@@ -178,104 +188,122 @@ func compile(t reflect.Type, depth int) (encFunc, decFunc, bool) {
 	}
 	switch t.Kind() {
 	case reflect.String:
-		return func(b []byte, v reflect.Value) []byte {
-				s := v.String()
+		return func(b []byte, p unsafe.Pointer) []byte {
+				s := *(*string)(p)
 				return append(binary.AppendUvarint(b, uint64(len(s))), s...)
-			}, func(d *decoder, v reflect.Value) error {
-				s, err := d.bytes()
-				v.SetString(string(s))
-				return err
+			}, func(b []byte, p unsafe.Pointer) ([]byte, error) {
+				s, b, err := bytesOf(b)
+				*(*string)(p) = string(s)
+				return b, err
 			}, true
 	case reflect.Bool:
-		return func(b []byte, v reflect.Value) []byte {
-				if v.Bool() {
+		return func(b []byte, p unsafe.Pointer) []byte {
+				if *(*bool)(p) {
 					return append(b, 1)
 				}
 				return append(b, 0)
-			}, func(d *decoder, v reflect.Value) error {
-				if len(d.b) == 0 {
-					return errShort
+			}, func(b []byte, p unsafe.Pointer) ([]byte, error) {
+				if len(b) == 0 {
+					return nil, errShort
 				}
-				v.SetBool(d.b[0] != 0)
-				d.b = d.b[1:]
-				return nil
+				*(*bool)(p) = b[0] != 0
+				return b[1:], nil
 			}, true
 	case reflect.Int, reflect.Int8, reflect.Int16, reflect.Int32, reflect.Int64:
-		return func(b []byte, v reflect.Value) []byte { return binary.AppendVarint(b, v.Int()) },
-			func(d *decoder, v reflect.Value) error {
-				x, err := d.varint()
-				v.SetInt(x)
-				return err
+		get, set := intAccess(t)
+		return func(b []byte, p unsafe.Pointer) []byte { return binary.AppendVarint(b, get(p)) },
+			func(b []byte, p unsafe.Pointer) ([]byte, error) {
+				x, b, err := varintOf(b)
+				set(p, x)
+				return b, err
 			}, true
 	case reflect.Uint, reflect.Uint8, reflect.Uint16, reflect.Uint32, reflect.Uint64:
-		return func(b []byte, v reflect.Value) []byte { return binary.AppendUvarint(b, v.Uint()) },
-			func(d *decoder, v reflect.Value) error {
-				x, err := d.uvarint()
-				v.SetUint(x)
-				return err
+		get, set := uintAccess(t)
+		return func(b []byte, p unsafe.Pointer) []byte { return binary.AppendUvarint(b, get(p)) },
+			func(b []byte, p unsafe.Pointer) ([]byte, error) {
+				x, b, err := uvarintOf(b)
+				set(p, x)
+				return b, err
 			}, true
-	case reflect.Float32, reflect.Float64:
-		return func(b []byte, v reflect.Value) []byte {
-				return binary.BigEndian.AppendUint64(b, math.Float64bits(v.Float()))
-			}, func(d *decoder, v reflect.Value) error {
-				if len(d.b) < 8 {
-					return errShort
+	case reflect.Float32:
+		return func(b []byte, p unsafe.Pointer) []byte {
+				return binary.BigEndian.AppendUint64(b, math.Float64bits(float64(*(*float32)(p))))
+			}, func(b []byte, p unsafe.Pointer) ([]byte, error) {
+				if len(b) < 8 {
+					return nil, errShort
 				}
-				v.SetFloat(math.Float64frombits(binary.BigEndian.Uint64(d.b)))
-				d.b = d.b[8:]
-				return nil
+				*(*float32)(p) = float32(math.Float64frombits(binary.BigEndian.Uint64(b)))
+				return b[8:], nil
+			}, true
+	case reflect.Float64:
+		return func(b []byte, p unsafe.Pointer) []byte {
+				return binary.BigEndian.AppendUint64(b, math.Float64bits(*(*float64)(p)))
+			}, func(b []byte, p unsafe.Pointer) ([]byte, error) {
+				if len(b) < 8 {
+					return nil, errShort
+				}
+				*(*float64)(p) = math.Float64frombits(binary.BigEndian.Uint64(b))
+				return b[8:], nil
 			}, true
 	case reflect.Pointer:
-		ee, ed, ok := compile(t.Elem(), depth+1)
+		elem := t.Elem()
+		ee, ed, ok := compile(elem, depth+1)
 		if !ok {
 			return nil, nil, false
 		}
-		return func(b []byte, v reflect.Value) []byte {
-				if v.IsNil() {
+		return func(b []byte, p unsafe.Pointer) []byte {
+				q := *(*unsafe.Pointer)(p)
+				if q == nil {
 					return append(b, 0)
 				}
-				return ee(append(b, 1), v.Elem())
-			}, func(d *decoder, v reflect.Value) error {
-				set, err := d.present()
+				return ee(append(b, 1), q)
+			}, func(b []byte, p unsafe.Pointer) ([]byte, error) {
+				set, b, err := presentOf(b)
 				if err != nil || !set {
-					v.Set(reflect.Zero(t))
-					return err
+					*(*unsafe.Pointer)(p) = nil
+					return b, err
 				}
-				p := reflect.New(t.Elem())
-				if err := ed(d, p.Elem()); err != nil {
-					return err
+				q := reflect.New(elem).UnsafePointer()
+				if b, err = ed(b, q); err != nil {
+					return nil, err
 				}
-				v.Set(p)
-				return nil
+				*(*unsafe.Pointer)(p) = q
+				return b, nil
 			}, true
 	case reflect.Slice:
-		ee, ed, ok := compile(t.Elem(), depth+1)
+		elem := t.Elem()
+		size := elem.Size()
+		ee, ed, ok := compile(elem, depth+1)
 		if !ok {
 			return nil, nil, false
 		}
-		return func(b []byte, v reflect.Value) []byte {
-				if v.IsNil() {
+		return func(b []byte, p unsafe.Pointer) []byte {
+				h := (*sliceHeader)(p)
+				if h.data == nil {
 					return append(b, 0)
 				}
-				b = binary.AppendUvarint(b, uint64(v.Len())+1)
-				for i := 0; i < v.Len(); i++ {
-					b = ee(b, v.Index(i))
+				b = binary.AppendUvarint(b, uint64(h.len)+1)
+				for i := 0; i < h.len; i++ {
+					b = ee(b, unsafe.Add(h.data, uintptr(i)*size))
 				}
 				return b
-			}, func(d *decoder, v reflect.Value) error {
-				n, isNil, err := d.length(t.Elem().Size() > 0)
+			}, func(b []byte, p unsafe.Pointer) ([]byte, error) {
+				n, isNil, b, err := lengthOf(b, size > 0)
 				if err != nil || isNil {
-					v.Set(reflect.Zero(t))
-					return err
+					*(*sliceHeader)(p) = sliceHeader{}
+					return b, err
 				}
 				s := reflect.MakeSlice(t, n, n)
+				data := s.UnsafePointer()
 				for i := 0; i < n; i++ {
-					if err := ed(d, s.Index(i)); err != nil {
-						return err
+					if b, err = ed(b, unsafe.Add(data, uintptr(i)*size)); err != nil {
+						return nil, err
 					}
 				}
-				v.Set(s)
-				return nil
+				// Set through reflect: the slice header is then written as
+				// a typed value (its data pointer is known to the GC).
+				reflect.NewAt(t, p).Elem().Set(s)
+				return b, nil
 			}, true
 	case reflect.Map:
 		if t.Key().Kind() != reflect.String {
@@ -286,7 +314,8 @@ func compile(t reflect.Type, depth int) (encFunc, decFunc, bool) {
 		if !ok {
 			return nil, nil, false
 		}
-		return func(b []byte, v reflect.Value) []byte {
+		return func(b []byte, p unsafe.Pointer) []byte {
+				v := reflect.NewAt(t, p).Elem()
 				if v.IsNil() {
 					return append(b, 0)
 				}
@@ -295,34 +324,38 @@ func compile(t reflect.Type, depth int) (encFunc, decFunc, bool) {
 				// (TTL change detection compares encodings).
 				keys := v.MapKeys()
 				slices.SortFunc(keys, func(x, y reflect.Value) int { return strings.Compare(x.String(), y.String()) })
-				for _, k := range keys {
-					b = ke(b, k)
-					b = ve(b, v.MapIndex(k))
+				k := reflect.New(t.Key()).Elem()
+				x := reflect.New(t.Elem()).Elem()
+				for _, key := range keys {
+					k.Set(key)
+					x.Set(v.MapIndex(key))
+					b = ke(b, k.Addr().UnsafePointer())
+					b = ve(b, x.Addr().UnsafePointer())
 				}
 				return b
-			}, func(d *decoder, v reflect.Value) error {
-				n, isNil, err := d.length(true)
+			}, func(b []byte, p unsafe.Pointer) ([]byte, error) {
+				n, isNil, b, err := lengthOf(b, true)
 				if err != nil || isNil {
-					v.Set(reflect.Zero(t))
-					return err
+					reflect.NewAt(t, p).Elem().SetZero()
+					return b, err
 				}
 				m := reflect.MakeMapWithSize(t, n)
 				for i := 0; i < n; i++ {
-					k := reflect.New(t.Key()).Elem()
-					x := reflect.New(t.Elem()).Elem()
-					if err := kd(d, k); err != nil {
-						return err
+					k := reflect.New(t.Key())
+					x := reflect.New(t.Elem())
+					if b, err = kd(b, k.UnsafePointer()); err != nil {
+						return nil, err
 					}
-					if err := vd(d, x); err != nil {
-						return err
+					if b, err = vd(b, x.UnsafePointer()); err != nil {
+						return nil, err
 					}
-					m.SetMapIndex(k, x)
+					m.SetMapIndex(k.Elem(), x.Elem())
 				}
-				v.Set(m)
-				return nil
+				reflect.NewAt(t, p).Elem().Set(m)
+				return b, nil
 			}, true
 	case reflect.Struct:
-		var idx []int
+		var offs []uintptr
 		var encs []encFunc
 		var decs []decFunc
 		for i := 0; i < t.NumField(); i++ {
@@ -336,23 +369,51 @@ func compile(t reflect.Type, depth int) (encFunc, decFunc, bool) {
 			if !ok {
 				return nil, nil, false
 			}
-			idx, encs, decs = append(idx, i), append(encs, e), append(decs, dfn)
+			offs, encs, decs = append(offs, f.Offset), append(encs, e), append(decs, dfn)
 		}
-		return func(b []byte, v reflect.Value) []byte {
-				for k, i := range idx {
-					b = encs[k](b, v.Field(i))
+		return func(b []byte, p unsafe.Pointer) []byte {
+				for k, off := range offs {
+					b = encs[k](b, unsafe.Add(p, off))
 				}
 				return b
-			}, func(d *decoder, v reflect.Value) error {
-				for k, i := range idx {
-					if err := decs[k](d, v.Field(i)); err != nil {
-						return err
+			}, func(b []byte, p unsafe.Pointer) ([]byte, error) {
+				var err error
+				for k, off := range offs {
+					if b, err = decs[k](b, unsafe.Add(p, off)); err != nil {
+						return nil, err
 					}
 				}
-				return nil
+				return b, nil
 			}, true
 	}
 	return nil, nil, false
+}
+
+// intAccess reads and writes a signed integer of t's size (as
+// reflect.Value.Int and SetInt: the value is truncated to the size).
+func intAccess(t reflect.Type) (func(unsafe.Pointer) int64, func(unsafe.Pointer, int64)) {
+	switch t.Size() {
+	case 1:
+		return func(p unsafe.Pointer) int64 { return int64(*(*int8)(p)) }, func(p unsafe.Pointer, x int64) { *(*int8)(p) = int8(x) }
+	case 2:
+		return func(p unsafe.Pointer) int64 { return int64(*(*int16)(p)) }, func(p unsafe.Pointer, x int64) { *(*int16)(p) = int16(x) }
+	case 4:
+		return func(p unsafe.Pointer) int64 { return int64(*(*int32)(p)) }, func(p unsafe.Pointer, x int64) { *(*int32)(p) = int32(x) }
+	}
+	return func(p unsafe.Pointer) int64 { return *(*int64)(p) }, func(p unsafe.Pointer, x int64) { *(*int64)(p) = x }
+}
+
+// uintAccess is intAccess for unsigned integers.
+func uintAccess(t reflect.Type) (func(unsafe.Pointer) uint64, func(unsafe.Pointer, uint64)) {
+	switch t.Size() {
+	case 1:
+		return func(p unsafe.Pointer) uint64 { return uint64(*(*uint8)(p)) }, func(p unsafe.Pointer, x uint64) { *(*uint8)(p) = uint8(x) }
+	case 2:
+		return func(p unsafe.Pointer) uint64 { return uint64(*(*uint16)(p)) }, func(p unsafe.Pointer, x uint64) { *(*uint16)(p) = uint16(x) }
+	case 4:
+		return func(p unsafe.Pointer) uint64 { return uint64(*(*uint32)(p)) }, func(p unsafe.Pointer, x uint64) { *(*uint32)(p) = uint32(x) }
+	}
+	return func(p unsafe.Pointer) uint64 { return *(*uint64)(p) }, func(p unsafe.Pointer, x uint64) { *(*uint64)(p) = x }
 }
 
 var (

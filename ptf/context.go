@@ -77,6 +77,11 @@ type Context struct {
 // reuse the Context for every call.
 func NewContext(h Host) *Context { return &Context{h: h} }
 
+// Host returns the engine side of the call. It is for engines that run a
+// function in another runtime and forward the call through its Host (Eddy's
+// WebAssembly host does); functions use the Context's methods instead.
+func (c *Context) Host() Host { return c.h }
+
 // Arg returns the value of the named scalar argument (NULL when omitted).
 func (c *Context) Arg(name string) types.Value {
 	v, _ := c.h.Arg(name)

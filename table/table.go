@@ -18,10 +18,15 @@ import (
 type Option func(*config)
 
 type config struct {
-	dataDir  string
-	funcs    map[string]*ptf.Definition
-	examples bool
+	dataDir   string
+	funcs     map[string]*ptf.Definition
+	examples  bool
+	wasmCache string
 }
+
+// WithWasmCacheDir caches compiled function modules (UploadArtifact) in
+// dir instead of the data directory.
+func WithWasmCacheDir(dir string) Option { return func(c *config) { c.wasmCache = dir } }
 
 // WithDataDir keeps tables and state in dir; without it everything lives
 // in memory and disappears with the Environment.
@@ -65,7 +70,7 @@ func New(ctx context.Context, opts ...Option) (*Environment, error) {
 			return nil, err
 		}
 	}
-	eng, err := engine.Open(ctx, engine.Options{DataDir: c.dataDir, Registry: reg})
+	eng, err := engine.Open(ctx, engine.Options{DataDir: c.dataDir, Registry: reg, WasmCacheDir: c.wasmCache})
 	if err != nil {
 		return nil, err
 	}

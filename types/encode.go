@@ -159,6 +159,22 @@ func DecodeValue(b []byte) (Value, int, error) {
 	return v, d.off, nil
 }
 
+// DecodeValues decodes n values written one after the other by
+// AppendValue from the start of b, appends them to dst, and returns the
+// extended slice with the number of bytes they took. Strings are copied,
+// as by DecodeValue.
+func DecodeValues(dst []Value, b []byte, n int) ([]Value, int, error) {
+	d := decoder{b: b}
+	for range n {
+		v, err := d.value(0)
+		if err != nil {
+			return dst, 0, err
+		}
+		dst = append(dst, v)
+	}
+	return dst, d.off, nil
+}
+
 // DecodeRow decodes a row written by AppendRow, which must take all of b.
 func DecodeRow(b []byte) (Row, error) {
 	var r Row

@@ -165,13 +165,20 @@ func (t *Table) BucketKey() []string {
 	return t.PrimaryKey
 }
 
-// Function binds a SQL name to a registered function id.
+// Function binds a SQL name to a registered function id, or to a
+// function of an artifact (CREATE FUNCTION ... USING JAR
+// 'eddy-artifact://...').
 type Function struct {
 	Catalog   string `json:"catalog"`
 	Database  string `json:"database"`
 	Name      string `json:"name"`
 	ID        string `json:"id"`
 	Temporary bool   `json:"temporary,omitempty"`
+	// Artifact is the id of the artifact whose module holds the function
+	// (empty for functions of the eddy binary); Version pins one of its
+	// versions ("" follows the latest each time a statement is planned).
+	Artifact string `json:"artifact,omitempty"`
+	Version  string `json:"version,omitempty"`
 }
 
 // Database is a database in a catalog.

@@ -16,6 +16,7 @@ import (
 	"github.com/cockroachdb/pebble/v2"
 
 	"github.com/eddy-sql/eddy/examples"
+	"github.com/eddy-sql/eddy/internal/wasm/wasmtest"
 	"github.com/eddy-sql/eddy/ptf"
 	"github.com/eddy-sql/eddy/types"
 )
@@ -237,7 +238,22 @@ func (m *pipelineMeter) report(b *testing.B) {
 // are already in order_events: from submitting the statement until the job
 // has processed and committed everything (a following SHOW TABLES syncs
 // the running jobs). The load and the check are not measured.
+//
+// It runs twice in one invocation: with the function compiled in, and with
+// the same function loaded from an artifact (the WebAssembly module of
+// ./examples/wasm/OrderStatusTracker), so the cost of the WebAssembly
+// boundary per event shows side by side.
 func BenchmarkPipelineEngine(b *testing.B) {
+	b.Run("compiled-in", func(b *testing.B) { benchmarkPipeline(b, nil) })
+	b.Run("wasm", func(b *testing.B) {
+		code := wasmtest.Module(b, "./examples/wasm/OrderStatusTracker")
+		benchmarkPipeline(b, code)
+	})
+}
+
+// benchmarkPipeline runs the pipeline benchmark; with module set the
+// function is bound from an artifact of it.
+func benchmarkPipeline(b *testing.B, module []byte) {
 	events, stmts := pipelineData()
 	want, wantChanges := pipelineExpected()
 	pipelineLogMix(b)
@@ -252,7 +268,11 @@ func BenchmarkPipelineEngine(b *testing.B) {
 		// -tagfocus phase=pipeline); goroutines started by a phase (the
 		// job's tasks, Pebble flushes) inherit its label.
 		pprof.Do(ctx, pprof.Labels("phase", "load"), func(context.Context) {
-			pipelineSchema(b, e)
+			if module != nil {
+				pipelineArtifactSchema(b, e, module)
+			} else {
+				pipelineSchema(b, e)
+			}
 			for _, s := range stmts {
 				pipelineExec(b, e, s)
 			}
@@ -420,6 +440,22 @@ func pipelineEngine(ctx context.Context, b *testing.B) *Engine {
 // pipelineSchema creates the tutorial's function and input table.
 func pipelineSchema(b *testing.B, e *Engine) {
 	pipelineExec(b, e, "CREATE FUNCTION OrderStatusTracker AS 'examples.OrderStatusTracker'")
+	pipelineTable(b, e)
+}
+
+// pipelineArtifactSchema is pipelineSchema with the function bound from an
+// artifact of module (compiled once per machine: the tests' cache).
+func pipelineArtifactSchema(b *testing.B, e *Engine, module []byte) {
+	e.modules.cacheDir = wasmtest.CacheDir()
+	a, err := e.CreateArtifact(context.Background(), "order_status_ptf", "", module)
+	if err != nil {
+		b.Fatal(err)
+	}
+	pipelineExec(b, e, "CREATE FUNCTION OrderStatusTracker AS 'examples.OrderStatusTracker' USING JAR 'eddy-artifact://"+a.ID+"'")
+	pipelineTable(b, e)
+}
+
+func pipelineTable(b *testing.B, e *Engine) {
 	pipelineExec(b, e, `CREATE TABLE order_events (
   order_id INT NOT NULL,
   event_type STRING,

@@ -16,6 +16,7 @@ import (
 	"strconv"
 	"sync"
 
+	"github.com/eddy-sql/eddy/internal/artifact"
 	"github.com/eddy-sql/eddy/internal/catalog"
 	"github.com/eddy-sql/eddy/internal/cli"
 	"github.com/eddy-sql/eddy/internal/connector"
@@ -52,6 +53,9 @@ type Options struct {
 	// Stdout and Stderr are where 'print' tables print. Default: the
 	// process's standard output and error.
 	Stdout, Stderr io.Writer
+	// WasmCacheDir caches compiled WebAssembly modules (the functions of
+	// artifacts). Default: wasm-cache in the data directory, or memory.
+	WasmCacheDir string
 }
 
 // Engine is an embedded engine with one SQL session.
@@ -63,9 +67,12 @@ type Engine struct {
 	udfs *udf.Registry
 	// connectors are the connector factories of tables.
 	connectors *connector.Registry
-	sess       *plan.Session
-	env        runtime.Env
-	logger     *slog.Logger
+	arts       *artifact.Store
+	// modules runs the functions of artifacts (WebAssembly).
+	modules functionModules
+	sess    *plan.Session
+	env     runtime.Env
+	logger  *slog.Logger
 
 	mu   sync.Mutex
 	jobs []*runtime.Job
@@ -141,9 +148,14 @@ func Open(ctx context.Context, opts Options) (*Engine, error) {
 	}
 	e := &Engine{
 		db: db, logs: logs, cat: cat, reg: opts.Registry, udfs: opts.UDFs, connectors: opts.Connectors, logger: opts.Logger,
+		arts: artifact.NewStore(db, opts.Clock.Now),
 		sess: &plan.Session{Catalog: catalog.DefaultCatalog, Database: catalog.DefaultDatabase, Config: map[string]string{}},
-		env:  runtime.Env{DB: db, Logs: logs, Clock: opts.Clock, Logger: opts.Logger, Stdout: opts.Stdout, Stderr: opts.Stderr},
 	}
+	e.modules.cacheDir = opts.WasmCacheDir
+	if e.modules.cacheDir == "" {
+		e.modules.cacheDir = wasmCacheDir(opts.DataDir)
+	}
+	e.env = runtime.Env{DB: db, Logs: logs, Clock: opts.Clock, Logger: opts.Logger, Stdout: opts.Stdout, Stderr: opts.Stderr, Functions: &e.modules}
 	if err := e.ensureExamples(); err != nil {
 		db.Close()
 		return nil, err
@@ -271,12 +283,12 @@ func (e *Engine) Close() error {
 		}
 		errs = append(errs, j.DeleteState(b))
 	}
-	errs = append(errs, b.Commit(false), e.db.Close())
+	errs = append(errs, b.Commit(false), e.closeModules(), e.db.Close())
 	return errors.Join(errs...)
 }
 
 func (e *Engine) planner() *plan.Planner {
-	return &plan.Planner{Catalog: e.cat, Registry: e.reg, UDFs: e.udfs, Connectors: e.connectors, Session: e.sess, Now: e.env.Clock.Now}
+	return &plan.Planner{Catalog: e.cat, Registry: e.reg, UDFs: e.udfs, Connectors: e.connectors, Session: e.sess, Now: e.env.Clock.Now, Artifacts: e.resolveArtifactFunction}
 }
 
 func newID() string {
@@ -462,6 +474,11 @@ func (e *Engine) startJob(ctx context.Context, p *plan.QueryPlan, bounded bool, 
 	}
 	for i := range p.Job.Inputs {
 		p.Job.Inputs[i].Errors.Statement = name
+	}
+	if e.run != nil && e.run.resume && e.run.stateSchema != "" {
+		if err := compatibleState(e.run.stateSchema, stateSchemaOf(p)); err != nil {
+			return nil, err
+		}
 	}
 	if e.run != nil {
 		opts.ID, opts.Resume, opts.Bounded = e.run.jobID, e.run.resume, false

@@ -23,8 +23,11 @@ type runState struct {
 	jobID           string
 	resume          bool
 	checkpointEvery time.Duration
-	job             *runtime.Job
-	plan            *plan.QueryPlan
+	// stateSchema is the state schema of the checkpoint a resume starts
+	// from (see RunOptions.StateSchema).
+	stateSchema string
+	job         *runtime.Job
+	plan        *plan.QueryPlan
 }
 
 // RunOptions configure Run.
@@ -50,6 +53,11 @@ type RunOptions struct {
 	// the version it was created with, so that its operators read what
 	// their state was built from.
 	PlanVersion int
+	// StateSchema, with Resume, is the Outcome.StateSchema of the run that
+	// wrote the checkpoint: a plan whose functions declare state the
+	// checkpoint cannot be read as (a function's artifact changed to an
+	// incompatible version) is refused instead of started.
+	StateSchema string
 }
 
 // Outcome is what Run did.
@@ -83,6 +91,8 @@ type Outcome struct {
 	OperatorState string
 	// PlanVersion is the plan version of the job.
 	PlanVersion int
+	// Artifacts are the ids of the artifacts whose functions the job runs.
+	Artifacts []string
 	// Namespaces are the job's state namespaces.
 	Namespaces []string
 }
@@ -111,7 +121,7 @@ func (e *Engine) Run(ctx context.Context, sql string, opts RunOptions) (*Outcome
 	sess.PlanVersion = opts.PlanVersion
 	saved := e.sess
 	e.sess = sess
-	e.run = &runState{name: opts.Name, jobID: opts.JobID, resume: opts.Resume, checkpointEvery: opts.CheckpointInterval, dryRun: opts.DryRun}
+	e.run = &runState{name: opts.Name, jobID: opts.JobID, resume: opts.Resume, checkpointEvery: opts.CheckpointInterval, dryRun: opts.DryRun, stateSchema: opts.StateSchema}
 	defer func() { e.sess, e.run = saved, nil }()
 	if opts.DryRun {
 		if q, isQuery := stmt.(ast.Query); isQuery {
@@ -176,17 +186,8 @@ func (e *Engine) outcome(ctx context.Context, stmt ast.Statement, res *cli.Resul
 		for _, in := range p.Job.Inputs {
 			out.Sources[in.Table] = in.Log
 		}
-		if calls := p.Job.PTFs(); len(calls) > 0 {
-			var schemas []string
-			for _, f := range calls {
-				var parts []string
-				for _, s := range f.Def.State {
-					parts = append(parts, s.StateName()+":"+s.StateSchema())
-				}
-				schemas = append(schemas, f.UID+"{"+strings.Join(parts, ",")+"}")
-			}
-			out.StateSchema = strings.Join(schemas, ";")
-		}
+		out.StateSchema = stateSchemaOf(p)
+		out.Artifacts = e.artifactsOf(p.Job.PTFs())
 		out.OperatorState = operatorState(p.Job)
 		out.PlanVersion = p.Version
 	}

@@ -7,6 +7,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/eddy-sql/eddy/internal/artifact"
 	"github.com/eddy-sql/eddy/internal/catalog"
 	"github.com/eddy-sql/eddy/internal/cli"
 	"github.com/eddy-sql/eddy/internal/expr"
@@ -14,6 +15,7 @@ import (
 	"github.com/eddy-sql/eddy/internal/sql/opt"
 	"github.com/eddy-sql/eddy/internal/sql/plan"
 	"github.com/eddy-sql/eddy/internal/sqlerr"
+	"github.com/eddy-sql/eddy/ptf"
 )
 
 func sortedKeys(m map[string]string) []string {
@@ -62,6 +64,16 @@ func (e *Engine) show(s *ast.Show) (*cli.Result, error) {
 	return nil, sqlerr.Newf(sqlerr.Unsupported, "SHOW %s is not supported", s.What).At(s.Pos())
 }
 
+// functionDef returns the definition a catalog function binds: a
+// registered one, or one of an artifact's module.
+func (e *Engine) functionDef(f *catalog.Function) (*ptf.Definition, bool) {
+	if f.Artifact != "" {
+		d, err := e.resolveArtifactFunction(f)
+		return d, err == nil
+	}
+	return e.reg.Lookup(f.ID)
+}
+
 // userFunctions lists the functions of the current database as rows of
 // name, id and description.
 func (e *Engine) userFunctions() [][]string {
@@ -69,7 +81,7 @@ func (e *Engine) userFunctions() [][]string {
 	for _, n := range e.cat.Functions(e.sess.Catalog, e.sess.Database) {
 		f, _ := e.cat.Function(e.sess.Catalog, e.sess.Database, n)
 		doc := ""
-		if d, ok := e.reg.Lookup(f.ID); ok {
+		if d, ok := e.functionDef(f); ok {
 			doc = d.Doc
 		} else if u, ok := e.udfs.Lookup(f.ID); ok {
 			doc = u.Description()
@@ -112,7 +124,10 @@ func (e *Engine) describeFunction(s *ast.DescribeFunction) (*cli.Result, error) 
 		add("name", name)
 		add("kind", "user (process table function)")
 		add("id", f.ID)
-		if d, ok := e.reg.Lookup(f.ID); ok {
+		if f.Artifact != "" {
+			add("artifact", artifact.URI(f.Artifact, f.Version))
+		}
+		if d, ok := e.functionDef(f); ok {
 			add("description", d.Doc)
 			if s.Extended {
 				var args []string

@@ -8,6 +8,7 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/eddy-sql/eddy/internal/artifact"
 	"github.com/eddy-sql/eddy/internal/catalog"
 	"github.com/eddy-sql/eddy/internal/cli"
 	"github.com/eddy-sql/eddy/internal/connector"
@@ -226,18 +227,24 @@ func (e *Engine) query(ctx context.Context, q ast.Query, interactive bool) (*cli
 var functionIDPattern = regexp.MustCompile(`^[A-Za-z_][A-Za-z0-9_$]*(\.[A-Za-z_][A-Za-z0-9_$]*)*$`)
 
 func (e *Engine) createFunction(s *ast.CreateFunction) (*cli.Result, error) {
-	if len(s.Resources) > 0 {
-		return nil, sqlerr.Newf(sqlerr.Unsupported, "USING JAR is not supported: Eddy runs process table functions written in Go, compiled into the eddy binary").
+	fromArtifact := len(s.Resources) > 0 && strings.HasPrefix(s.Resources[0].Path.Value, artifact.URIScheme)
+	if len(s.Resources) > 0 && !fromArtifact {
+		return nil, sqlerr.Newf(sqlerr.Unsupported, "USING JAR is not supported for '%s': Eddy runs process table functions written in Go, compiled into the eddy binary or uploaded as WebAssembly artifacts", s.Resources[0].Path.Value).
 			At(s.Resources[0].Pos()).
-			WithHint("drop the USING JAR clause and bind a registered function id, e.g. CREATE FUNCTION %s AS '%s'; to add your own functions build a binary with eddy.Main(eddy.WithFunctions(...)) (see examples/custom-binary)",
+			WithHint("drop the USING JAR clause and bind a registered function id, e.g. CREATE FUNCTION %s AS '%s'; or upload your function as a WebAssembly module (eddy artifact create NAME --artifact-file f.wasm) and bind it with USING JAR 'eddy-artifact://art-…' (see docs/artifacts.md)",
 				s.Name.Last().Name, e.suggestID(s))
 	}
 	if l := strings.ToUpper(s.Language); l != "" && l != "JAVA" && l != "GO" {
 		return nil, sqlerr.Newf(sqlerr.Unsupported, "LANGUAGE %s is not supported: functions are written in Go", s.Language).At(s.LanguagePos)
 	}
 	id := s.Identifier.Value
-	_, found := e.reg.Lookup(id)
-	if _, isUDF := e.udfs.Lookup(id); !found && !isUDF {
+	_, isUDF := e.udfs.Lookup(id)
+	if fromArtifact {
+		if !functionIDPattern.MatchString(id) {
+			return nil, sqlerr.Newf(sqlerr.UnknownFunction, "'%s' is not a function id", id).At(s.Identifier.Pos()).
+				WithHint("ids are the dotted names the module registers, such as 'examples.OrderStatusTracker'")
+		}
+	} else if _, found := e.reg.Lookup(id); !found && !isUDF {
 		err := sqlerr.Newf(sqlerr.UnknownFunction, "No function is registered under the id '%s' in this eddy binary", id).At(s.Identifier.Pos())
 		if !functionIDPattern.MatchString(id) {
 			return nil, err.WithHint("ids are dotted names such as 'examples.Median'; registered ids: %s", strings.Join(e.functionIDs(), ", "))
@@ -249,6 +256,11 @@ func (e *Engine) createFunction(s *ast.CreateFunction) (*cli.Result, error) {
 		return nil, err
 	}
 	f := &catalog.Function{Catalog: cat, Database: db, Name: s.Name.Last().Name, ID: id, Temporary: s.Temporary}
+	if fromArtifact {
+		if err := e.createArtifactFunction(s, f); err != nil {
+			return nil, err
+		}
+	}
 	if err := e.cat.CreateFunction(f); err != nil {
 		if errors.Is(err, catalog.ErrExists) {
 			if s.IfNotExists {

@@ -31,6 +31,8 @@ type Options struct {
 	Registry *ptf.Registry
 	// UDFs holds the user-defined scalar, table and aggregate functions.
 	UDFs *udf.Registry
+	// WasmCacheDir caches compiled WebAssembly modules (engine.Options).
+	WasmCacheDir string
 	// Logger receives diagnostics. Default: discard.
 	Logger *slog.Logger
 	// Command names the process for clients that attach ("eddy sql").
@@ -85,7 +87,7 @@ func Open(ctx context.Context, opts Options) (_ *Session, err error) {
 			return nil, fmt.Errorf("data directory %s: %w", opts.DataDir, err)
 		}
 	}
-	eng, err := engine.Open(ctx, engine.Options{DataDir: opts.DataDir, Registry: opts.Registry, UDFs: opts.UDFs, Logger: opts.Logger, Stdout: opts.Stdout, Stderr: opts.Stderr})
+	eng, err := engine.Open(ctx, engine.Options{DataDir: opts.DataDir, Registry: opts.Registry, UDFs: opts.UDFs, WasmCacheDir: opts.WasmCacheDir, Logger: opts.Logger, Stdout: opts.Stdout, Stderr: opts.Stderr})
 	if err != nil {
 		if isLocked(err) {
 			return nil, fmt.Errorf("%w: %w", cli.ErrDataDirInUse, err)

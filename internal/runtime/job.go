@@ -17,6 +17,7 @@ import (
 	"github.com/eddy-sql/eddy/internal/logstore"
 	"github.com/eddy-sql/eddy/internal/state"
 	"github.com/eddy-sql/eddy/internal/store"
+	"github.com/eddy-sql/eddy/ptf"
 	"github.com/eddy-sql/eddy/types"
 )
 
@@ -29,6 +30,19 @@ type Env struct {
 	// Stdout and Stderr are the process's output streams, for connectors
 	// that print ('print'); nil: os.Stdout and os.Stderr.
 	Stdout, Stderr io.Writer
+	// Functions, when set, gives every subtask its own instance of the
+	// functions that run in one (WebAssembly functions).
+	Functions FunctionInstances
+}
+
+// FunctionInstances makes per-subtask instances of functions that run in
+// an instance of their own (a WebAssembly module instance, package
+// internal/wasm), so that subtasks do not share one.
+type FunctionInstances interface {
+	// Instance returns the definition whose Eval and OnTimer a subtask
+	// calls in place of def's, and a function that releases the instance
+	// when the job ends; ok is false when def needs no instance.
+	Instance(def *ptf.Definition) (inst *ptf.Definition, release func(), ok bool, err error)
 }
 
 // Options configure one job.
@@ -98,6 +112,9 @@ type Job struct {
 
 	mu  sync.Mutex
 	err error
+	// releases free the function instances of the subtasks when the job
+	// ends (see Env.Functions).
+	releases []func()
 
 	metrics jobMetrics
 	// procTime is set when operators work on processing time: the source
@@ -288,6 +305,7 @@ func Start(ctx context.Context, env Env, g *jobgraph.Job, opts Options) (*Job, e
 		if j.ext != nil {
 			j.ext.Close()
 		}
+		j.release()
 		return nil, err
 	}
 	for i := 0; i < par; i++ {
@@ -331,6 +349,7 @@ func Start(ctx context.Context, env Env, g *jobgraph.Job, opts Options) (*Job, e
 	go func() {
 		defer j.wg.Done()
 		keyed.Wait()
+		j.release()
 		j.ticker.Stop()
 		if j.ext != nil {
 			j.ext.Close()
@@ -526,6 +545,16 @@ func (j *Job) newOperator(st *subtask, k int, out *nodeOut) (Operator, error) {
 			// On restore each subtask takes only the keys it owns.
 			opts = append(opts, withKeyOwner(keyOwner(j.par, st.idx)))
 		}
+		if f := j.env.Functions; f != nil {
+			inst, release, ok, err := f.Instance(spec.Def)
+			if err != nil {
+				return nil, fmt.Errorf("process table function %s: %w", spec.Name, err)
+			}
+			if ok {
+				j.releases = append(j.releases, release)
+				opts = append(opts, withInstance(inst))
+			}
+		}
 		op, err := newPTFOp(spec, oc.NS, st.kv, j.env.Clock, out.Emit, opts...)
 		if err != nil {
 			return nil, err
@@ -536,6 +565,14 @@ func (j *Job) newOperator(st *subtask, k int, out *nodeOut) (Operator, error) {
 		return &ptfNode{op: op, out: out, lastWM: MinWatermark}, nil
 	}
 	return nil, fmt.Errorf("internal: no operator for %T", n.Op)
+}
+
+// release frees the subtasks' function instances (once).
+func (j *Job) release() {
+	for _, r := range j.releases {
+		r()
+	}
+	j.releases = nil
 }
 
 // endpointSchema returns the schema of the rows of an endpoint.

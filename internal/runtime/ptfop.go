@@ -53,17 +53,20 @@ type entryState struct {
 // queue, and assembles output rows (key prefix or pass-through columns,
 // function columns, rowtime).
 type ptfOp struct {
-	ns      string
-	spec    *jobgraph.PTF
-	def     *ptf.Definition
-	kv      KV
-	clock   Clock
-	ctx     *ptf.Context
-	emit    func(types.Row) error
-	tableOf map[int]int          // input index -> table index
-	ttl     []int64              // per state entry, nanoseconds; 0 = none
-	cache   map[uint64]*keyState // by maphash of the encoded key; collisions chain through next
-	seed    maphash.Seed
+	ns   string
+	spec *jobgraph.PTF
+	def  *ptf.Definition
+	// instance, when set, is the definition whose Eval and OnTimer the
+	// operator calls (withInstance).
+	instance *ptf.Definition
+	kv       KV
+	clock    Clock
+	ctx      *ptf.Context
+	emit     func(types.Row) error
+	tableOf  map[int]int          // input index -> table index
+	ttl      []int64              // per state entry, nanoseconds; 0 = none
+	cache    map[uint64]*keyState // by maphash of the encoded key; collisions chain through next
+	seed     maphash.Seed
 	// nkeys counts the cached keys; past maxKeys, flush evicts clean keys
 	// (their state is in the KV) down to half of it.
 	nkeys, maxKeys int
@@ -125,6 +128,13 @@ func withKeyOwner(owns func(key []types.Value) bool) ptfOpOption {
 	return func(op *ptfOp) { op.owns = owns }
 }
 
+// withInstance makes the operator call inst's Eval and OnTimer in place of
+// the planned definition's (an instance of its own of the same function;
+// see Env.Functions).
+func withInstance(inst *ptf.Definition) ptfOpOption {
+	return func(op *ptfOp) { op.instance = inst }
+}
+
 // withMaxKeys bounds the number of keys whose state the operator caches
 // (0: unbounded).
 func withMaxKeys(n int) ptfOpOption {
@@ -171,8 +181,12 @@ func newPTFOp(spec *jobgraph.PTF, ns string, kv KV, clock Clock, emit func(types
 		o(op)
 	}
 	op.ctx = ptf.NewContext(op)
-	op.evalFn = func() error { return op.def.Eval(op.ctx, op.in) }
-	op.timerFn = func() error { return op.def.OnTimer(op.ctx) }
+	callee := op.def
+	if op.instance != nil {
+		callee = op.instance
+	}
+	op.evalFn = func() error { return callee.Eval(op.ctx, op.in) }
+	op.timerFn = func() error { return callee.OnTimer(op.ctx) }
 	op.timersOK = len(spec.Tables) > 0
 	for i, t := range spec.Tables {
 		op.tableOf[t.Input] = i
@@ -320,7 +334,8 @@ func (op *ptfOp) evalOnce() error {
 	op.keyBuf = types.AppendRow(op.keyBuf[:0], types.Row{})
 	op.curTable, op.curRow, op.curTimer, op.hasTime = 0, &types.Row{}, nil, false
 	op.enterKey()
-	return op.call(func() error { return op.def.Eval(op.ctx, ptf.Input{Row: ptf.Row{Schema: types.NewSchema()}}) })
+	op.in = ptf.Input{Row: ptf.Row{Schema: types.NewSchema()}}
+	return op.call(op.evalFn)
 }
 
 // enterKey makes the key in keyBuf/keyVals current.
@@ -765,8 +780,37 @@ func (op *ptfOp) ValueState(e ptf.StateEntry) any {
 		op.Fail(fmt.Errorf("Unknown state entry: %s", e.StateName()))
 		return e.NewState()
 	}
-	ks := op.curKS
 	op.accessed[i] = true
+	op.loadValue(i, e)
+	ks := op.curKS
+	if ks.ents[i].val == nil {
+		ks.ents[i].val = e.NewState()
+	}
+	return ks.ents[i].val
+}
+
+// PeekValueState returns the current key's value of a value-state entry
+// without marking the entry read: nil when the key has none. The
+// WebAssembly host sends it to the module before a call; the function's
+// reads then go through ValueState. It is not part of ptf.Host.
+func (op *ptfOp) PeekValueState(e ptf.StateEntry) any {
+	i := op.stateIndex(e)
+	if i < 0 {
+		return nil
+	}
+	op.loadValue(i, e)
+	return op.curKS.ents[i].val
+}
+
+// TimersSupported reports whether the call may register timers (otherwise
+// RegisterTimer returns ptf.ErrTimersNotSupported). It is not part of
+// ptf.Host.
+func (op *ptfOp) TimersSupported() bool { return op.timersOK }
+
+// loadValue loads entry i of the current key into the cache, dropping a
+// value whose TTL expired.
+func (op *ptfOp) loadValue(i int, e ptf.StateEntry) {
+	ks := op.curKS
 	if ks.ents[i].loaded && ks.ents[i].val != nil && op.ttl[i] > 0 && op.now()-ks.ents[i].wtime >= op.ttl[i] {
 		ks.ents[i].val, ks.ents[i].before = nil, nil // expired
 	}
@@ -789,10 +833,6 @@ func (op *ptfOp) ValueState(e ptf.StateEntry) any {
 			}
 		}
 	}
-	if ks.ents[i].val == nil {
-		ks.ents[i].val = e.NewState()
-	}
-	return ks.ents[i].val
 }
 
 func (op *ptfOp) ViewState(e ptf.StateEntry) any {

@@ -17,6 +17,7 @@ import (
 	v1 "github.com/eddy-sql/eddy/api/v1"
 	"github.com/eddy-sql/eddy/internal/engine"
 	"github.com/eddy-sql/eddy/internal/statement"
+	"github.com/eddy-sql/eddy/internal/wasm"
 	"github.com/eddy-sql/eddy/ptf"
 	"github.com/eddy-sql/eddy/udf"
 	"github.com/spf13/cobra"
@@ -36,6 +37,10 @@ type CommandOptions struct {
 	DefaultDataDir func() (string, error)
 	// Signals end `eddy server` gracefully. Default: SIGINT and SIGTERM.
 	Signals []os.Signal
+	// Artifacts lets `eddy artifact --server URL` manage the artifacts of a
+	// running server. Default: nil (the commands only open a data
+	// directory).
+	Artifacts RemoteArtifacts
 	// Remote lets `eddy api-key --server URL` manage the keys of a running
 	// server. Default: nil (the commands only open a data directory).
 	Remote RemoteAPIKeys
@@ -51,11 +56,12 @@ func (o CommandOptions) withDefaults() CommandOptions {
 	return o
 }
 
-// Commands returns the `server` and `api-key` commands, for
+// Commands returns the `server`, `api-key`, `artifact` and `function`
+// commands, for
 // cli.Options.Commands.
 func Commands(opts CommandOptions) []*cobra.Command {
 	opts = opts.withDefaults()
-	return []*cobra.Command{newServerCommand(opts), newAPIKeyCommand(opts)}
+	return []*cobra.Command{newServerCommand(opts), newAPIKeyCommand(opts), newArtifactCommand(opts), newFunctionCommand()}
 }
 
 // serverCommand holds the flags of `eddy server`.
@@ -151,7 +157,7 @@ func (c *serverCommand) run(ctx context.Context, stderr io.Writer) error {
 	defer stop()
 
 	logger.Info("opening data directory", "data_dir", dir)
-	eng, err := engine.Open(ctx, engine.Options{DataDir: dir, Registry: c.opts.Registry, UDFs: c.opts.UDFs, Logger: logger})
+	eng, err := engine.Open(ctx, engine.Options{DataDir: dir, Registry: c.opts.Registry, UDFs: c.opts.UDFs, Logger: logger, WasmCacheDir: wasm.CacheDirFromEnv()})
 	if err != nil {
 		return openError(dir, err)
 	}

@@ -73,6 +73,14 @@ func (s *Server) fail(w http.ResponseWriter, r *http.Request, err error) {
 		s.writeError(w, *ae)
 		return
 	}
+	if errors.Is(err, statement.ErrIncompatibleState) {
+		e := apiError{status: http.StatusConflict, code: v1.CodeIncompatibleState, message: trimSentinel(err, statement.ErrIncompatibleState)}
+		if se, ok := sqlerr.As(err); ok {
+			e.message, e.suggestion = se.Message, se.Hint
+		}
+		s.writeError(w, e)
+		return
+	}
 	if se, ok := sqlerr.As(err); ok {
 		e := apiError{status: http.StatusBadRequest, code: v1.CodeInvalidSQL, message: se.Message, suggestion: se.Hint}
 		if se.Pos.IsValid() {

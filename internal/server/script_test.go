@@ -2,14 +2,17 @@ package server_test
 
 import (
 	"bufio"
+	"encoding/json"
 	"fmt"
 	"net"
 	"net/http"
 	"os"
+	"os/exec"
 	"strings"
 	"testing"
 	"time"
 
+	"github.com/eddy-sql/eddy/internal/wasm/wasmtest"
 	"github.com/rogpeppe/go-internal/testscript"
 )
 
@@ -19,6 +22,9 @@ import (
 //
 //	waitserver URL   wait until URL/healthz answers 200 (30s at most)
 //	loadenv FILE     set the variables of FILE's "export K=V" lines (eval)
+//	setjson VAR FILE FIELD
+//	                 set VAR to the string FIELD of the JSON object in
+//	                 FILE (VAR=$(... -o json | jq -r .FIELD))
 func TestScript(t *testing.T) {
 	if testing.Short() {
 		t.Skip("runs eddy server")
@@ -37,11 +43,25 @@ func TestScript(t *testing.T) {
 			}
 			defer l.Close()
 			env.Setenv("PORT", fmt.Sprint(l.Addr().(*net.TCPAddr).Port))
+			// eddy function build runs the Go toolchain in the repository;
+			// compiled modules go to the tests' shared cache.
+			root, err := wasmtest.Root()
+			if err != nil {
+				return err
+			}
+			env.Setenv("EDDY_REPO", root)
+			env.Setenv("EDDY_WASM_CACHE_DIR", wasmtest.CacheDir())
+			for _, k := range []string{"GOCACHE", "GOMODCACHE", "GOPATH", "GOFLAGS", "GOTOOLCHAIN"} {
+				if v, err := exec.Command("go", "env", k).Output(); err == nil {
+					env.Setenv(k, strings.TrimSpace(string(v)))
+				}
+			}
 			return nil
 		},
 		Cmds: map[string]func(ts *testscript.TestScript, neg bool, args []string){
 			"waitserver": waitServer,
 			"loadenv":    loadEnv,
+			"setjson":    setJSON,
 		},
 	})
 }
@@ -84,4 +104,19 @@ func loadEnv(ts *testscript.TestScript, neg bool, args []string) {
 	if n == 0 {
 		ts.Fatalf("no export lines in %s", args[0])
 	}
+}
+
+func setJSON(ts *testscript.TestScript, neg bool, args []string) {
+	if neg || len(args) != 3 {
+		ts.Fatalf("usage: setjson VAR FILE FIELD")
+	}
+	var obj map[string]any
+	if err := json.Unmarshal([]byte(ts.ReadFile(args[1])), &obj); err != nil {
+		ts.Fatalf("%s: %v", args[1], err)
+	}
+	v, ok := obj[args[2]].(string)
+	if !ok {
+		ts.Fatalf("%s has no string field %q", args[1], args[2])
+	}
+	ts.Setenv(args[0], v)
 }

@@ -9,6 +9,7 @@ import (
 	"log/slog"
 	"net/http"
 	"runtime/debug"
+	"strings"
 	"sync"
 	"time"
 
@@ -44,6 +45,9 @@ type Options struct {
 	// MaxBodyBytes limits request bodies; larger ones get 413
 	// REQUEST_TOO_LARGE. Default: DefaultMaxBodyBytes (1 MiB).
 	MaxBodyBytes int64
+	// MaxArtifactBytes limits uploaded function modules (POST
+	// /v1/artifacts...). Default: DefaultMaxArtifactBytes (64 MiB).
+	MaxArtifactBytes int64
 	// InsecureNoAuth serves every endpoint without an API key. For local
 	// development only. Default: false.
 	InsecureNoAuth bool
@@ -114,6 +118,9 @@ func New(opts Options) (*Server, error) {
 	if opts.MaxBodyBytes <= 0 {
 		opts.MaxBodyBytes = DefaultMaxBodyBytes
 	}
+	if opts.MaxArtifactBytes <= 0 {
+		opts.MaxArtifactBytes = DefaultMaxArtifactBytes
+	}
 	if opts.StateSizeRefresh <= 0 {
 		opts.StateSizeRefresh = 30 * time.Second
 	}
@@ -151,6 +158,11 @@ func (s *Server) routes() {
 	s.handle("GET /v1/api-keys", s.listAPIKeys)
 	s.handle("POST /v1/api-keys", s.createAPIKey)
 	s.handle("DELETE /v1/api-keys/{id}", s.deleteAPIKey)
+	s.handle("POST /v1/artifacts", s.createArtifact)
+	s.handle("GET /v1/artifacts", s.listArtifacts)
+	s.handle("GET /v1/artifacts/{id}", s.getArtifact)
+	s.handle("DELETE /v1/artifacts/{id}", s.deleteArtifact)
+	s.handle("POST /v1/artifacts/{id}/versions", s.addArtifactVersion)
 	// Requests no route matches (404, 405) share one label: unknown paths
 	// must not grow the label set.
 	s.routed[""] = s.instrument("other", http.HandlerFunc(s.dispatch))
@@ -231,7 +243,11 @@ func (s *Server) dispatch(rw http.ResponseWriter, r *http.Request) {
 		return
 	}
 	if r.Body != nil {
-		r.Body = http.MaxBytesReader(rw, r.Body, s.opts.MaxBodyBytes)
+		limit := s.opts.MaxBodyBytes
+		if r.Method == http.MethodPost && strings.HasPrefix(r.URL.Path, "/v1/artifacts") {
+			limit = s.opts.MaxArtifactBytes // function modules are megabytes
+		}
+		r.Body = http.MaxBytesReader(rw, r.Body, limit)
 	}
 	h, pattern := s.mux.Handler(r)
 	if pattern == "" {

@@ -29,6 +29,9 @@ var (
 	ErrExists   = errors.New("statement: already exists")
 	ErrConflict = errors.New("statement: resource version conflict")
 	ErrInvalid  = errors.New("statement: invalid request")
+	// ErrIncompatibleState refuses to resume a statement whose functions
+	// now declare state its checkpoint cannot be read as.
+	ErrIncompatibleState = errors.New("statement: incompatible state")
 )
 
 // MaxNameLength is the longest statement name, application prefix
@@ -109,17 +112,18 @@ type storedOutcome struct {
 	StateSchema   string            `json:"state_schema,omitempty"`
 	OperatorState string            `json:"operator_state,omitempty"`
 	Namespaces    []string          `json:"namespaces,omitempty"`
+	Artifacts     []string          `json:"artifacts,omitempty"`
 	// PlanVersion is the plan version the statement runs with; 0 for
 	// statements stored before versions were recorded (plan.PlanV1).
 	PlanVersion int `json:"plan_version,omitempty"`
 }
 
 func (o *storedOutcome) outcome() *engine.Outcome {
-	return &engine.Outcome{Kind: o.Kind, Sources: o.Sources, StateSchema: o.StateSchema, OperatorState: o.OperatorState, Namespaces: o.Namespaces, PlanVersion: o.PlanVersion}
+	return &engine.Outcome{Kind: o.Kind, Sources: o.Sources, StateSchema: o.StateSchema, OperatorState: o.OperatorState, Namespaces: o.Namespaces, Artifacts: o.Artifacts, PlanVersion: o.PlanVersion}
 }
 
 func storeOutcome(o *engine.Outcome) *storedOutcome {
-	return &storedOutcome{Kind: o.Kind, Sources: o.Sources, StateSchema: o.StateSchema, OperatorState: o.OperatorState, Namespaces: o.Namespaces, PlanVersion: o.PlanVersion}
+	return &storedOutcome{Kind: o.Kind, Sources: o.Sources, StateSchema: o.StateSchema, OperatorState: o.OperatorState, Namespaces: o.Namespaces, Artifacts: o.Artifacts, PlanVersion: o.PlanVersion}
 }
 
 // planVersion returns the plan version a statement with outcome o resumes
@@ -354,6 +358,9 @@ func (m *Manager) start(e *entry, resume bool) {
 	if resume {
 		// Its operators must read what their state was built from.
 		opts.PlanVersion = planVersion(e.outcome)
+		if e.outcome != nil {
+			opts.StateSchema = e.outcome.StateSchema // the engine refuses incompatible state
+		}
 	}
 	out, err := m.eng.Run(m.ctx, e.st.Spec.Statement, opts)
 	if err != nil {
@@ -547,10 +554,16 @@ func (m *Manager) Update(ctx context.Context, name, resourceVersion string, stop
 	if e.st.Spec.Stopped == stopped {
 		return m.view(e), nil
 	}
+	resume := !stopped && (e.st.Status.Phase == v1.Stopped || e.st.Status.Phase == v1.Failed || e.st.Status.Phase == v1.Completed)
+	if resume {
+		if err := m.checkResumable(ctx, e); err != nil {
+			return m.view(e), err
+		}
+	}
 	e.st.Spec.Stopped = stopped
 	if stopped {
 		m.stop(e)
-	} else if e.st.Status.Phase == v1.Stopped || e.st.Status.Phase == v1.Failed || e.st.Status.Phase == v1.Completed {
+	} else if resume {
 		m.start(e, true)
 	} else {
 		m.save(e)

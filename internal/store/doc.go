@@ -36,6 +36,9 @@
 //	0x40 PrefixCheckpoint  checkpoints: source positions, pending output (package runtime)
 //	0x50 PrefixStatement   statement resources (package statement)
 //	0x51 PrefixAPIKey      API keys, secrets hashed (package server)
+//	0x52 PrefixArtifact    function artifacts (package artifact)
+//	                       0x52 'a' id(raw)               -> artifact (JSON)
+//	                       0x52 'b' sha256(raw, 32 bytes) -> module bytes
 //
 // "esc" is AppendBytes: 0x00 is escaped as 0x00 0xFF and the component ends
 // with 0x00 0x01. The encoding preserves byte order and no encoded component

@@ -30,6 +30,8 @@ const (
 	PrefixStatement byte = 0x50
 	// PrefixAPIKey holds API keys with hashed secrets (package server).
 	PrefixAPIKey byte = 0x51
+	// PrefixArtifact holds function artifacts (package artifact).
+	PrefixArtifact byte = 0x52
 )
 
 // ErrCorruptKey is returned (wrapped) by the Decode functions when a key

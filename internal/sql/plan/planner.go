@@ -49,6 +49,9 @@ type Planner struct {
 	Now func() time.Time
 	// env is the environment of built-in calls over Now.
 	env *builtinCall
+	// Artifacts resolves a function bound to an artifact (CREATE FUNCTION
+	// ... USING JAR 'eddy-artifact://...'); nil refuses such functions.
+	Artifacts func(f *catalog.Function) (*ptf.Definition, error)
 
 	required ptf.ChangelogMode
 	// ctes are the named queries of the WITH clauses in scope.
@@ -150,6 +153,19 @@ func (p *Planner) ResolveFunction(n *ast.ObjectName) (string, *ptf.Definition, e
 			e.WithHint("register a function with CREATE FUNCTION %s AS '<id>'; available ids: %s", name, strings.Join(p.Registry.IDs(), ", "))
 		}
 		return "", nil, e
+	}
+	if f.Artifact != "" {
+		if p.Artifacts == nil {
+			return "", nil, errAt(n.Pos(), sqlerr.UnknownFunction, "Function '%s' is bound to artifact %s, which this engine cannot load", name, f.Artifact)
+		}
+		def, err := p.Artifacts(f)
+		if err != nil {
+			if se, ok := sqlerr.As(err); ok {
+				return "", nil, se.At(n.Pos())
+			}
+			return "", nil, errAt(n.Pos(), sqlerr.UnknownFunction, "Function '%s' cannot be loaded from artifact %s: %v", name, f.Artifact, err)
+		}
+		return f.ID, def, nil
 	}
 	def, ok := p.Registry.Lookup(f.ID)
 	if !ok {

@@ -197,7 +197,11 @@ func (c *ptfCall) planPTF() (*jobgraph.PTF, error) {
 	if err := c.checkOrderByTime(node); err != nil {
 		return nil, err
 	}
-	node.Produced = c.def.ProducedMode(ptf.ChangelogContext{Tables: modes, Required: c.required, Args: node.Scalars, PartitionBy: keys})
+	produced, err := c.producedMode(ptf.ChangelogContext{Tables: modes, Required: c.required, Args: node.Scalars, PartitionBy: keys})
+	if err != nil {
+		return nil, err
+	}
+	node.Produced = produced
 	if err := c.checkOutputMode(node); err != nil {
 		return nil, err
 	}
@@ -607,6 +611,23 @@ func (c *ptfCall) bindUID(node *jobgraph.PTF, bound map[string]callArg) error {
 	return nil
 }
 
+// producedMode calls the function's Changelog callback.
+func (c *ptfCall) producedMode(cc ptf.ChangelogContext) (m ptf.ChangelogMode, err error) {
+	err = c.guard("Changelog", func() error { m = c.def.ProducedMode(cc); return nil })
+	return m, err
+}
+
+// guard runs a planning callback of the function (user code, possibly in
+// a WebAssembly module), turning a panic into the statement's error.
+func (c *ptfCall) guard(callback string, f func() error) (err error) {
+	defer func() {
+		if r := recover(); r != nil {
+			err = errAt(c.pos, sqlerr.InvalidFunction, "Function '%s' failed in its %s callback: %v", c.name, callback, r)
+		}
+	}()
+	return f()
+}
+
 // deriveOutput builds the output schema (reference §4).
 func (c *ptfCall) deriveOutput(node *jobgraph.PTF) error {
 	if c.def.DeriveOutput != nil {
@@ -618,7 +639,11 @@ func (c *ptfCall) deriveOutput(node *jobgraph.PTF) error {
 			}
 			ctx.Tables[t.Arg] = ptf.TableSemantics{Schema: schema, PartitionBy: t.Keys, TimeColumn: t.TimeColumn, Changelog: t.Delivered}
 		}
-		out, err := c.def.DeriveOutput(ctx)
+		var out *types.Schema
+		err := c.guard("DeriveOutput", func() (err error) { out, err = c.def.DeriveOutput(ctx); return err })
+		if se, ok := sqlerr.As(err); ok {
+			return se
+		}
 		if err != nil {
 			return errAt(c.pos, sqlerr.InvalidArgument, "%v", err)
 		}

@@ -1,0 +1,117 @@
+package wire
+
+import (
+	"errors"
+	"fmt"
+	"math/rand/v2"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/require"
+
+	"github.com/eddy-sql/eddy/ptf"
+	"github.com/eddy-sql/eddy/types"
+)
+
+func TestModuleRoundTrip(t *testing.T) {
+	m := Module{Version: Version, Err: "", Functions: []Function{{
+		ID: "examples.OrderStatusTracker", Doc: "doc", Output: "ROW<status STRING>", HasChangelog: true,
+		Args:  []Arg{{Name: "input", Kind: ptf.TableArg, Traits: ptf.SetSemantic | ptf.RequireOnTime}, {Name: "n", Kind: ptf.ScalarArg, Type: "INT", Optional: true}},
+		State: []State{{Name: "state", Kind: ptf.ValueStateKind, TTL: time.Hour, Schema: "examples.OrderState{Status string;}", Init: []byte{1, 2}}, {Name: "l", Kind: ptf.ListStateKind, TTL: ptf.NoTTL}},
+	}}}
+	var e Encoder
+	m.Encode(&e)
+	got, err := DecodeModule(e.B)
+	require.NoError(t, err)
+	require.Equal(t, &m, got)
+
+	m.Version = 99
+	e.B = e.B[:0]
+	m.Encode(&e)
+	_, err = DecodeModule(e.B)
+	require.ErrorContains(t, err, "built for Eddy function ABI version 99")
+}
+
+func TestSetupRoundTrip(t *testing.T) {
+	schema := types.NewSchema(types.Field{Name: "order id", Type: types.Type{ID: types.TypeInt, NotNull: true}}, types.Field{Name: "`ts`", Type: types.Type{ID: types.TypeTimestamp, Precision: 3}})
+	s := Setup{
+		Args: []NamedValue{{Name: "n", Present: true, Value: types.NewInt(3)}, {Name: "missing"}},
+		Tables: []Table{{Name: "input", Present: true, TableSemantics: ptf.TableSemantics{
+			Schema: schema, PartitionBy: []int{0}, TimeColumn: -1, Changelog: ptf.Upsert(),
+			OrderBy: []int{1}, OrderByDesc: []bool{true}, OrderByNullsFirst: []bool{false},
+		}}},
+		Produced: ptf.Retract(), TimersOK: true,
+	}
+	var e Encoder
+	s.Encode(&e)
+	d := &Decoder{B: e.B}
+	got := DecodeSetup(d)
+	require.NoError(t, d.Err())
+	require.Empty(t, d.B)
+	require.Equal(t, s.Args[0].Value.Int(), got.Args[0].Value.Int())
+	require.False(t, got.Args[1].Present)
+	require.Equal(t, schema.Fields, got.Tables[0].Schema.Fields)
+	require.Equal(t, s.Tables[0].PartitionBy, got.Tables[0].PartitionBy)
+	require.Equal(t, -1, got.Tables[0].TimeColumn)
+	require.Equal(t, ptf.Upsert(), got.Tables[0].Changelog)
+	require.Equal(t, ptf.Retract(), got.Produced)
+	require.True(t, got.TimersOK)
+}
+
+func TestPrimitives(t *testing.T) {
+	var e Encoder
+	times := []time.Time{ptf.MaxTime, ptf.MinTime, ptf.MaxNanoTime, time.Unix(0, 0).UTC(), time.Date(2026, 8, 1, 9, 0, 0, 123456789, time.UTC)}
+	for _, tm := range times {
+		e.Time(tm)
+	}
+	modes := []ptf.ChangelogMode{ptf.InsertOnly(), ptf.Upsert(), ptf.UpsertFullDeletes(), ptf.Retract(), {}}
+	for _, m := range modes {
+		e.Mode(m)
+	}
+	e.Error(fmt.Errorf("wrapped: %w", ptf.ErrTimerOutOfRange))
+	e.Error(errors.New("plain"))
+	e.Error(nil)
+	e.Values([]types.Value{types.NewInt(-5), types.NewString("héllo"), types.Null, types.NewFloat(1.5)})
+	d := &Decoder{B: e.B}
+	for _, tm := range times {
+		require.True(t, tm.Equal(d.Time()), "%v", tm)
+	}
+	for _, m := range modes {
+		require.Equal(t, m, d.Mode())
+	}
+	err := d.Error()
+	require.ErrorIs(t, err, ptf.ErrTimerOutOfRange)
+	require.Equal(t, "wrapped: "+ptf.ErrTimerOutOfRange.Error(), err.Error())
+	require.EqualError(t, d.Error(), "plain")
+	require.NoError(t, d.Error())
+	vals := d.Values(nil)
+	require.NoError(t, d.Err())
+	require.Equal(t, "[-5 héllo <NULL> 1.5]", fmt.Sprint(vals))
+	require.Empty(t, d.B)
+}
+
+// Malformed bytes give errors, never panics or large allocations.
+func TestMalformed(t *testing.T) {
+	var e Encoder
+	(&Module{Version: Version, Functions: []Function{{ID: "a.B", Output: "INT", State: []State{{Name: "s"}}}}}).Encode(&e)
+	good := e.B
+	r := rand.New(rand.NewPCG(1, 2))
+	for i := 0; i < 2000; i++ {
+		b := append([]byte(nil), good[:r.IntN(len(good)+1)]...)
+		if len(b) > 0 && i%2 == 0 {
+			b[r.IntN(len(b))] = byte(r.IntN(256))
+		}
+		m, err := DecodeModule(b)
+		if err == nil {
+			require.NotNil(t, m)
+		}
+		d := &Decoder{B: b}
+		_ = DecodeSetup(d)
+		d = &Decoder{B: b}
+		_ = d.Values(nil)
+		_ = d.Time()
+	}
+	d := &Decoder{B: []byte{0xff, 0xff, 0xff, 0xff, 0x0f}}
+	require.Equal(t, 0, d.Count())
+	require.ErrorIs(t, d.Err(), ErrMalformed)
+}
