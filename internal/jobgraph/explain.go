@@ -15,22 +15,31 @@ import (
 // (Flink's notation, inferred bottom-up by ChangelogKinds). Children are
 // drawn below their consumer, ":- " before all but the last, "+- " before
 // the last; an input read by several operators appears under each.
+//
+// A statement set's job has one tree per sink, in the order of its
+// INSERTs; operators and inputs they share appear in each tree.
 func Explain(j *Job) string {
 	var b strings.Builder
-	switch j.Sink.Kind {
-	case LogSink:
-		fmt.Fprintf(&b, "Sink(table=[%s], mode=[%s], key=%v)\n", j.Sink.Table, j.Sink.Mode, names(j.Sink.Schema.Names(), j.Sink.Key))
-	case ExternalSink:
-		fmt.Fprintf(&b, "KafkaSink(table=[%s], mode=[%s], key=%v)\n", j.Sink.Table, j.Sink.Mode, names(j.Sink.Schema.Names(), j.Sink.Key))
-	default:
-		if j.Limit > 0 {
-			fmt.Fprintf(&b, "Collect(mode=[%s], limit=[%d])\n", j.Mode, j.Limit)
-		} else {
-			fmt.Fprintf(&b, "Collect(mode=[%s])\n", j.Mode)
-		}
-	}
 	nodes, src := ChangelogKinds(j)
-	explainEndpoint(&b, j, "+- ", "   ", j.Result, nodes, src)
+	results := j.Results()
+	for i, sk := range j.Sinks() {
+		if i > 0 {
+			b.WriteString("\n")
+		}
+		switch sk.Kind {
+		case LogSink:
+			fmt.Fprintf(&b, "Sink(table=[%s], mode=[%s], key=%v)\n", sk.Table, sk.Mode, names(sk.Schema.Names(), sk.Key))
+		case ExternalSink:
+			fmt.Fprintf(&b, "KafkaSink(table=[%s], mode=[%s], key=%v)\n", sk.Table, sk.Mode, names(sk.Schema.Names(), sk.Key))
+		default:
+			if j.Limit > 0 {
+				fmt.Fprintf(&b, "Collect(mode=[%s], limit=[%d])\n", j.Mode, j.Limit)
+			} else {
+				fmt.Fprintf(&b, "Collect(mode=[%s])\n", j.Mode)
+			}
+		}
+		explainEndpoint(&b, j, "+- ", "   ", results[i], nodes, src)
+	}
 	return b.String()
 }
 

@@ -208,6 +208,10 @@ type Job struct {
 	UpsertKey []int
 	// Parallelism of the keyed stage.
 	Parallelism int
+	// Outputs are the further sinks of a statement set (EXECUTE
+	// STATEMENT SET): one job writes several tables, each fed by its own
+	// endpoint. Empty for every other statement (see statementset.go).
+	Outputs []Output
 }
 
 // PTFs returns the process table function calls of the job in plan order.

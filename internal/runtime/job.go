@@ -7,6 +7,8 @@ import (
 	"fmt"
 	"io"
 	"log/slog"
+	"slices"
+	"strconv"
 
 	"github.com/eddy-sql/eddy/internal/connector"
 	"sync"
@@ -100,8 +102,9 @@ type Job struct {
 	results      chan types.Row
 	writer       *logstore.Writer
 	writerMu     sync.Mutex
-	// ext writes the rows of an external sink.
-	ext connector.SinkWriter
+	// exts write the rows of the external sinks, per sink (see
+	// jobgraph.Job.Sinks); nil for the others.
+	exts []connector.SinkWriter
 	// commitBatch assembles each checkpoint's commit (only touched by the
 	// last subtask to arrive at a barrier).
 	commitBatch *store.Batch
@@ -201,13 +204,14 @@ type subtask struct {
 	// consumers of its rows.
 	ops    []Operator
 	srcOut []*nodeOut
-	sink   sink
+	// sinks holds one writer per sink of the job (jobgraph.Job.Sinks).
+	sinks []sink
 	// procOps are the operators with processing-time callbacks.
 	procOps []procTimeOperator
 }
 
-// target is a consumer of an endpoint: port of node, or the sink (node
-// -1).
+// target is a consumer of an endpoint: port of node, or sink i (node
+// -1-i).
 type target struct{ node, port int }
 
 // nodeOut is the Output of an endpoint: it calls its consumers in order.
@@ -220,7 +224,7 @@ func (o *nodeOut) Emit(row types.Row) error {
 	for _, t := range o.ts {
 		var err error
 		if t.node < 0 {
-			err = o.st.output(o.st.job.ctx, row)
+			err = o.st.output(o.st.job.ctx, -1-t.node, row)
 		} else {
 			err = o.st.ops[t.node].Process(t.port, row)
 		}
@@ -274,9 +278,11 @@ func Start(ctx context.Context, env Env, g *jobgraph.Job, opts Options) (*Job, e
 		logger:       logger.With("job", opts.ID),
 		writer:       env.Logs.NewWriter(),
 	}
-	if in, isSource := jobgraph.IsSource(g.Result); (isSource && in >= len(g.Inputs)) || (!isSource && g.Result >= len(g.Nodes)) {
-		cancel()
-		return nil, fmt.Errorf("internal: the job's result endpoint %d does not exist", g.Result)
+	for _, r := range g.Results() {
+		if in, isSource := jobgraph.IsSource(r); (isSource && in >= len(g.Inputs)) || (!isSource && r >= len(g.Nodes)) {
+			cancel()
+			return nil, fmt.Errorf("internal: the job's result endpoint %d does not exist", r)
+		}
 	}
 	par := j.parallelism()
 	j.par = par
@@ -284,15 +290,34 @@ func Start(ctx context.Context, env Env, g *jobgraph.Job, opts Options) (*Job, e
 	if g.Sink.Kind == jobgraph.CollectSink {
 		j.results = make(chan types.Row, opts.ResultBuffer)
 	}
-	if g.Sink.Kind == jobgraph.ExternalSink {
+	j.exts = make([]connector.SinkWriter, len(g.Results()))
+	closeExts := func() {
+		for _, w := range j.exts {
+			if w != nil {
+				w.Close()
+			}
+		}
+	}
+	for i, sk := range g.Sinks() {
+		if sk.Kind != jobgraph.ExternalSink {
+			continue
+		}
 		// Recovery of the sink's last decided transaction comes before
 		// any source opens (docs/decisions/0008 §6.4).
-		w, err := g.Sink.External.Open(ctx, j.connectorEnv(), kvAdapter{j.env.DB})
+		env := j.connectorEnv()
+		if i > 0 {
+			// The further sinks of a statement set get transactional ids
+			// and recovery keys of their own.
+			env.Job += "-" + strconv.Itoa(i)
+			env.KeyPrefix = append(env.KeyPrefix, "sink"+strconv.Itoa(i)+"/"...)
+		}
+		w, err := sk.External.Open(ctx, env, kvAdapter{j.env.DB})
 		if err != nil {
 			cancel()
-			return nil, fmt.Errorf("opening the output %s: %w", g.Sink.Table, err)
+			closeExts()
+			return nil, fmt.Errorf("opening the output %s: %w", sk.Table, err)
 		}
-		j.ext = w
+		j.exts[i] = w
 		if cd, ok := w.(connector.CommitDeadline); ok {
 			if d := cd.MaxCheckpointInterval(); d > 0 && opts.CheckpointInterval > d {
 				j.logger.Debug("checkpoint interval shortened for the sink's commit deadline", "interval", d)
@@ -302,9 +327,7 @@ func Start(ctx context.Context, env Env, g *jobgraph.Job, opts Options) (*Job, e
 	}
 	fail := func(err error) (*Job, error) {
 		cancel()
-		if j.ext != nil {
-			j.ext.Close()
-		}
+		closeExts()
 		j.release()
 		return nil, err
 	}
@@ -351,9 +374,7 @@ func Start(ctx context.Context, env Env, g *jobgraph.Job, opts Options) (*Job, e
 		keyed.Wait()
 		j.release()
 		j.ticker.Stop()
-		if j.ext != nil {
-			j.ext.Close()
-		}
+		closeExts()
 		if j.results != nil {
 			close(j.results)
 		}
@@ -445,13 +466,15 @@ func (j *Job) newSubtask(i int) (*subtask, error) {
 	st := &subtask{job: j, idx: i, ch: make(chan batch, 4), batch: j.env.DB.NewBatch()}
 	st.kv = state.NewPebble(st.batch)
 	g := j.graph
-	switch g.Sink.Kind {
-	case jobgraph.CollectSink:
-		st.sink = &collectSink{out: j.results}
-	case jobgraph.LogSink:
-		st.sink = newLogSink(&g.Sink, j.writer, &j.writerMu)
-	case jobgraph.ExternalSink:
-		st.sink = extSink{j.ext}
+	for i, sk := range g.Sinks() {
+		switch sk.Kind {
+		case jobgraph.CollectSink:
+			st.sinks = append(st.sinks, &collectSink{out: j.results})
+		case jobgraph.LogSink:
+			st.sinks = append(st.sinks, newLogSink(sk, j.writer, &j.writerMu))
+		case jobgraph.ExternalSink:
+			st.sinks = append(st.sinks, extSink{j.exts[i]})
+		}
 	}
 	// The consumers of each endpoint.
 	outs := make([]*nodeOut, len(g.Nodes))
@@ -474,8 +497,10 @@ func (j *Job) newSubtask(i int) (*subtask, error) {
 			o.ts = append(o.ts, target{node: k, port: port})
 		}
 	}
-	res := outOf(g.Result)
-	res.ts = append(res.ts, target{node: -1})
+	for i, r := range g.Results() {
+		res := outOf(r)
+		res.ts = append(res.ts, target{node: -1 - i})
+	}
 	st.ops = make([]Operator, len(g.Nodes))
 	for k := range g.Nodes {
 		op, err := j.newOperator(st, k, outs[k])
@@ -586,7 +611,16 @@ func (j *Job) endpointSchema(e int) *types.Schema {
 // onlyCalcsToSink reports whether every path from node k to the sink goes
 // through calcs only (operators that keep no row).
 func (j *Job) onlyCalcsToSink(k int) bool {
-	if k == j.graph.Result {
+	if slices.Contains(j.graph.Results(), k) {
+		// A node that feeds a sink and other operators is not only
+		// followed by calcs; one that feeds only sinks is.
+		for _, n := range j.graph.Nodes {
+			for _, e := range n.Inputs {
+				if e.From == k {
+					return false
+				}
+			}
+		}
 		return true
 	}
 	found := false
@@ -762,10 +796,10 @@ func (st *subtask) run(ctx context.Context) error {
 	return ctx.Err()
 }
 
-func (st *subtask) output(ctx context.Context, row types.Row) error {
+func (st *subtask) output(ctx context.Context, sink int, row types.Row) error {
 	st.job.metrics.recordsOut.Add(1)
 	st.outs++
-	return st.sink.write(ctx, row)
+	return st.sinks[sink].write(ctx, row)
 }
 
 // checkpoint flushes this subtask's state into its batch; the last subtask
@@ -842,10 +876,13 @@ func (j *Job) commit(positions []logstore.Position, deadLetters []deadLetter) er
 		return err
 	}
 	start := j.env.Clock.Now()
-	if j.ext != nil {
+	for _, w := range j.exts {
+		if w == nil {
+			continue
+		}
 		// Flush the external output and record its transaction in this
 		// batch: committing the batch decides the transaction.
-		if err := j.ext.Prepare(j.ctx, first); err != nil {
+		if err := w.Prepare(j.ctx, first); err != nil {
 			first.Reset()
 			return fmt.Errorf("checkpoint: %w", err)
 		}
@@ -860,8 +897,11 @@ func (j *Job) commit(positions []logstore.Position, deadLetters []deadLetter) er
 		first.Reset()
 		return fmt.Errorf("checkpoint: committing: %w", err)
 	}
-	if j.ext != nil {
-		if err := j.ext.Commit(j.ctx); err != nil {
+	for _, w := range j.exts {
+		if w == nil {
+			continue
+		}
+		if err := w.Commit(j.ctx); err != nil {
 			return fmt.Errorf("checkpoint: %w", err)
 		}
 	}

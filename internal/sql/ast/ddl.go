@@ -37,6 +37,8 @@ type CreateTable struct {
 	// Query is the AS query of CREATE TABLE AS SELECT (CTAS); nil
 	// otherwise.
 	Query Query
+	// Like is the LIKE clause; nil if none.
+	Like *LikeClause
 }
 
 // ColumnKind says how a column gets its value.

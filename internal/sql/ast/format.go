@@ -47,7 +47,13 @@ func (p *printer) exprList(list []Expr) {
 }
 
 func (p *printer) options(opts []*Option) {
-	p.WriteString(" WITH (")
+	p.WriteString(" WITH")
+	p.optionList(opts)
+}
+
+// optionList prints (opts) after a blank.
+func (p *printer) optionList(opts []*Option) {
+	p.WriteString(" (")
 	for i, o := range opts {
 		if i > 0 {
 			p.WriteString(", ")
@@ -213,6 +219,22 @@ func (p *printer) otherStmt(s Statement) {
 		}
 		p.WriteString(" ")
 		p.query(n.Query)
+		if n.OnConflict != NoConflictClause {
+			p.ws(" ON CONFLICT ", n.OnConflict.String())
+		}
+	case *StatementSet:
+		p.WriteString("EXECUTE STATEMENT SET BEGIN ")
+		for _, ins := range n.Inserts {
+			p.otherStmt(ins)
+			p.WriteString("; ")
+		}
+		p.WriteString("END")
+	case *BeginStatementSet:
+		p.WriteString("BEGIN STATEMENT SET")
+	case *EndStatementSet:
+		p.WriteString("END")
+	case *AlterTable:
+		p.alterTable(n)
 	case *Set:
 		p.WriteString("SET")
 		if n.Key != nil {
@@ -331,6 +353,19 @@ func (p *printer) createTable(n *CreateTable) {
 	if len(n.Options) > 0 {
 		p.options(n.Options)
 	}
+	if n.Like != nil {
+		p.ws(" LIKE ", n.Like.Source.String())
+		if len(n.Like.Options) > 0 {
+			p.WriteString(" (")
+			for i, o := range n.Like.Options {
+				if i > 0 {
+					p.WriteString(" ")
+				}
+				p.ws(o.Mode, " ", o.Feature)
+			}
+			p.WriteString(")")
+		}
+	}
 	if n.Query != nil {
 		p.WriteString(" AS ")
 		p.query(n.Query)
@@ -416,5 +451,56 @@ func (p *printer) createFunction(n *CreateFunction) {
 			p.WriteString(", ")
 		}
 		p.ws(r.Kind, " ", QuoteString(r.Path.Value))
+	}
+}
+
+func (p *printer) alterTable(n *AlterTable) {
+	p.WriteString("ALTER TABLE ")
+	p.ifExists(n.IfExists)
+	p.WriteString(n.Name.String())
+	switch {
+	case n.Set != nil:
+		p.WriteString(" SET")
+		p.optionList(n.Set)
+	case n.Reset != nil:
+		p.WriteString(" RESET (")
+		for i, k := range n.Reset {
+			if i > 0 {
+				p.WriteString(", ")
+			}
+			p.WriteString(QuoteString(k.Value))
+		}
+		p.WriteString(")")
+	case n.Add != nil:
+		p.WriteString(" ADD (")
+		first := true
+		sep := func() {
+			if !first {
+				p.WriteString(", ")
+			}
+			first = false
+		}
+		for i, c := range n.Add.Columns {
+			sep()
+			p.columnDef(c)
+			switch pos := n.AddPositions[i]; pos {
+			case "":
+			case "FIRST":
+				p.WriteString(" FIRST")
+			default:
+				p.ws(" AFTER ", QuoteIdent(pos))
+			}
+		}
+		if n.Add.PrimaryKey != nil && !n.Add.PrimaryKey.Inline {
+			sep()
+			p.primaryKey(n.Add.PrimaryKey)
+		}
+		if n.Add.Watermark != nil {
+			sep()
+			p.watermark(n.Add.Watermark)
+		}
+		p.WriteString(")")
+	case n.RenameTo != nil:
+		p.ws(" RENAME TO ", n.RenameTo.String())
 	}
 }

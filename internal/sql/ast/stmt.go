@@ -16,6 +16,10 @@ type Insert struct {
 	// Columns is the explicit target column list; nil when absent.
 	Columns []*Ident
 	Query   Query
+	// OnConflict is the ON CONFLICT strategy (NoConflictClause when
+	// absent) and OnConflictPos the position of its ON.
+	OnConflict    OnConflict
+	OnConflictPos sqlerr.Pos
 }
 
 // PartitionValue is one col = value of INSERT ... PARTITION (...): a

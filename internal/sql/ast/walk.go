@@ -134,6 +134,16 @@ func walkChildren(v Visitor, node Node) {
 		walkList(v, n.Partition)
 		walkList(v, n.Columns)
 		walk(v, n.Query)
+	case *StatementSet:
+		walkList(v, n.Inserts)
+	case *AlterTable:
+		walk(v, n.Name)
+		walkList(v, n.Set)
+		walkList(v, n.Reset)
+		if n.Add != nil {
+			walkList(v, n.Add.Columns)
+		}
+		walk(v, n.RenameTo)
 	case *PartitionValue:
 		walk(v, n.Name)
 		walk(v, n.Value)

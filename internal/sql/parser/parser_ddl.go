@@ -170,24 +170,23 @@ func (p *parser) createTable(create token, temp bool) *ast.CreateTable {
 	} else {
 		p.expect("PARTITIONED")
 	}
-	if t := p.tok(); t.is("LIKE") {
-		p.unsupported(t.pos, "", "%s in CREATE TABLE is not supported", t.val)
-	}
 	if p.acceptKw("WITH") {
 		ct.Options = p.options()
 	}
-	if p.acceptKw("AS") {
+	if p.isKw("LIKE") {
+		ct.Like = p.likeClause()
+	} else if p.acceptKw("AS") {
 		ct.Query = p.query()
 	}
 	switch t := p.tok(); {
 	case t.kind == tSemi, t.kind == tEOF:
-	case t.is("COMMENT"), t.is("DISTRIBUTED"), t.is("PARTITIONED"), t.is("WITH"), t.is("AS"):
-		p.failf(t.pos, "write the clauses in this order: (columns) COMMENT '...' DISTRIBUTED ... PARTITIONED BY (...) WITH (...) AS SELECT ...",
+	case t.is("COMMENT"), t.is("DISTRIBUTED"), t.is("PARTITIONED"), t.is("WITH"), t.is("AS"), t.is("LIKE"):
+		p.failf(t.pos, "write the clauses in this order: (columns) COMMENT '...' DISTRIBUTED ... PARTITIONED BY (...) WITH (...) LIKE t | AS SELECT ...",
 			"unexpected %s: CREATE TABLE clause out of order", t.val)
 	default:
 		p.unexpected()
 	}
-	if !hasElems && ct.Query == nil {
+	if !hasElems && ct.Query == nil && ct.Like == nil {
 		p.failf(ct.Name.Pos(), "declare the columns, as in CREATE TABLE t (id INT, name STRING), or derive them from a query with CREATE TABLE t AS SELECT ...",
 			"table %s has no columns", ct.Name)
 	}

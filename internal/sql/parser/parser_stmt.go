@@ -7,7 +7,7 @@ import (
 // statementKeywords are the words a statement can start with, for errors.
 var statementKeywords = []string{
 	"SELECT", "VALUES", "INSERT", "CREATE", "DROP", "SET", "RESET", "USE",
-	"SHOW", "DESCRIBE", "DESC", "EXPLAIN", "ADD",
+	"SHOW", "DESCRIBE", "DESC", "EXPLAIN", "ADD", "ALTER", "EXECUTE", "BEGIN",
 }
 
 // statement parses one statement.
@@ -63,6 +63,21 @@ func (p *parser) statement() ast.Statement {
 		p.next()
 		p.wantKw("JAR")
 		return &ast.AddJar{Loc: at(t.pos), Path: p.stringLit("a JAR path", "write the path as a string: ADD JAR '/path/to/file.jar'")}
+	case t.is("EXECUTE") && p.peek(1).is("STATEMENT"):
+		return p.statementSet()
+	case t.is("EXECUTE") && p.peek(1).is("INSERT"):
+		p.next()
+		return p.insert()
+	case t.is("BEGIN") && p.peek(1).is("STATEMENT"):
+		p.next()
+		p.next()
+		p.wantKw("SET")
+		return &ast.BeginStatementSet{Loc: at(t.pos)}
+	case t.is("END"):
+		p.next()
+		return &ast.EndStatementSet{Loc: at(t.pos)}
+	case t.is("ALTER") && p.peek(1).is("TABLE"):
+		return p.alterTable()
 	case t.is("ALTER"), t.is("UPDATE"), t.is("DELETE"), t.is("MERGE"), t.is("TRUNCATE"),
 		t.is("EXECUTE"), t.is("BEGIN"), t.is("CALL"), t.is("ANALYZE"), t.is("LOAD"), t.is("UNLOAD"):
 		p.unsupported(t.pos, "", "%s statements are not supported", t.val)
@@ -114,6 +129,26 @@ func (p *parser) insert() *ast.Insert {
 		p.unexpected()
 	}
 	ins.Query = p.query()
+	if on := p.tok(); on.is("ON") && p.peek(1).is("CONFLICT") {
+		p.next()
+		p.next()
+		p.wantKw("DO")
+		switch a := p.tok(); {
+		case a.is("NOTHING"):
+			ins.OnConflict = ast.ConflictDoNothing
+		case a.is("ERROR"):
+			ins.OnConflict = ast.ConflictDoError
+		case a.is("DEDUPLICATE"):
+			ins.OnConflict = ast.ConflictDoDeduplicate
+		default:
+			p.expect("NOTHING")
+			p.expect("ERROR")
+			p.expect("DEDUPLICATE")
+			p.unexpected()
+		}
+		p.next()
+		ins.OnConflictPos = on.pos
+	}
 	return ins
 }
 
