@@ -82,7 +82,7 @@ func isJob(st v1.Statement) bool {
 		return true
 	}
 	switch st.Status.Traits.SQLKind {
-	case "INSERT_INTO", "CREATE_TABLE_AS", "SELECT":
+	case "INSERT_INTO", "CREATE_TABLE_AS", "SELECT", "STATEMENT_SET":
 		return true
 	}
 	return false

@@ -25,7 +25,8 @@ type Statement struct {
 // Split splits a script into statements on top-level semicolons. Semicolons
 // inside '…' strings and `…` identifiers (where a doubled quote stands for
 // one quote), -- line comments and /* */ block comments do not split, and
-// neither do those inside an EXECUTE STATEMENT SET BEGIN … END block.
+// neither do those inside an EXECUTE (or EXPLAIN) STATEMENT SET BEGIN … END
+// block.
 // Segments that hold only blanks and comments are skipped.
 func Split(src string) []Statement {
 	stmts, _ := scan(src)
@@ -202,7 +203,7 @@ func (s *scanner) code(r rune, n, from int, pos sqlerr.Pos) {
 func (s *scanner) word(w string) {
 	if len(s.words) < 4 {
 		s.words = append(s.words, w)
-		if strings.Join(s.words, " ") == "EXECUTE STATEMENT SET BEGIN" {
+		if w := strings.Join(s.words, " "); w == "EXECUTE STATEMENT SET BEGIN" || w == "EXPLAIN STATEMENT SET BEGIN" {
 			s.block = true
 		}
 		return

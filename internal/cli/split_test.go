@@ -117,6 +117,8 @@ func TestIsComplete(t *testing.T) {
 		{"SELECT 1\n  FROM t\n;", true},
 		{"EXECUTE STATEMENT SET BEGIN INSERT INTO a VALUES (1);", false},
 		{"EXECUTE STATEMENT SET BEGIN INSERT INTO a VALUES (1); END;", true},
+		{"EXPLAIN STATEMENT SET BEGIN INSERT INTO a VALUES (1);", false},
+		{"EXPLAIN STATEMENT SET BEGIN INSERT INTO a VALUES (1); END;", true},
 	} {
 		require.Equal(t, tc.want, IsComplete(tc.src), "%q", tc.src)
 	}

@@ -90,6 +90,8 @@ type Engine struct {
 	// the options of the statement being run.
 	runMu sync.Mutex
 	run   *runState
+	// stmtSet is the session's open BEGIN STATEMENT SET (statementset.go).
+	stmtSet statementSetState
 }
 
 var _ cli.Engine = (*Engine)(nil)
@@ -299,6 +301,13 @@ func newID() string {
 
 // Execute runs one statement.
 func (e *Engine) Execute(ctx context.Context, sql string, interactive bool) (*cli.Result, error) {
+	res, submit, err := e.StatementSetStep(sql)
+	if res != nil || err != nil {
+		return res, err
+	}
+	if submit != "" {
+		sql = submit
+	}
 	stmt, err := parser.ParseStatement(sql)
 	if err != nil {
 		return nil, err
@@ -331,6 +340,11 @@ func (e *Engine) execute(ctx context.Context, stmt ast.Statement, interactive bo
 		return e.dropView(s)
 	case *ast.Insert:
 		return e.insert(ctx, s)
+	case *ast.StatementSet:
+		return e.statementSet(ctx, s)
+	case *ast.BeginStatementSet, *ast.EndStatementSet:
+		return nil, sqlerr.Newf(sqlerr.Unsupported, "BEGIN STATEMENT SET and END belong to an interactive session").At(stmt.Pos()).
+			WithHint("submit the INSERT statements together as EXECUTE STATEMENT SET BEGIN INSERT ...; INSERT ...; END")
 	case ast.Query:
 		return e.query(ctx, s, interactive)
 	case *ast.CreateFunction:
@@ -491,7 +505,10 @@ func (e *Engine) startJob(ctx context.Context, p *plan.QueryPlan, bounded bool, 
 		return nil, err
 	}
 	if p.Job.Sink.Kind != jobgraph.CollectSink {
-		e.addWriter(p.Job.Sink.Table, e.ownerLabel(), job)
+		label := e.ownerLabel()
+		for _, sk := range p.Job.Sinks() {
+			e.addWriter(sk.Table, label, job)
+		}
 	}
 	if e.run != nil {
 		e.run.job, e.run.plan = job, p

@@ -156,6 +156,10 @@ func (e *Engine) dryRun(stmt ast.Statement) error {
 		}
 		e.run.plan, err = planInsert(p, t, s.Columns, s.Query, s.Query.Pos())
 		return err
+	case *ast.StatementSet:
+		var err error
+		e.run.plan, _, err = e.planStatementSet(p, s)
+		return err
 	case *ast.CreateTable:
 		if s.Query == nil {
 			return nil
@@ -224,6 +228,8 @@ func sqlKind(s ast.Statement) string {
 		return "DROP_VIEW"
 	case *ast.Insert:
 		return "INSERT_INTO"
+	case *ast.StatementSet:
+		return "STATEMENT_SET"
 	case ast.Query:
 		return "SELECT"
 	case *ast.CreateFunction:

@@ -37,6 +37,8 @@ func IsBackground(sql string) bool {
 		return !values
 	case *ast.CreateTable:
 		return s.Query != nil
+	case *ast.StatementSet:
+		return true
 	}
 	return false
 }

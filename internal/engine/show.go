@@ -336,8 +336,14 @@ func (e *Engine) explain(s *ast.Explain) (*cli.Result, error) {
 		if q, err = planInsert(p, t, st.Columns, st.Query, st.Query.Pos()); err != nil {
 			return nil, err
 		}
+	case *ast.StatementSet:
+		par := 1
+		if n, err := strconv.Atoi(e.sess.Config["parallelism.default"]); err == nil && n > 0 {
+			par = n
+		}
+		return e.explainStatementSet(st, par)
 	default:
-		return nil, sqlerr.Newf(sqlerr.Unsupported, "EXPLAIN supports queries and INSERT statements").At(s.Statement.Pos())
+		return nil, sqlerr.Newf(sqlerr.Unsupported, "EXPLAIN supports queries, INSERT statements and statement sets").At(s.Statement.Pos())
 	}
 	par := 1
 	if n, err := strconv.Atoi(e.sess.Config["parallelism.default"]); err == nil && n > 0 {

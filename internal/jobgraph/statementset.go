@@ -85,7 +85,7 @@ func MergeStatementSet(jobs []*Job) (*Job, error) {
 					return nil, &DuplicateUIDError{UID: p.UID, First: prev, Second: i}
 				}
 				ptfUIDs[p.UID] = i
-			} else if i > 0 {
+			} else if i > 0 && n.UID != "" {
 				n.UID = "set" + strconv.Itoa(i) + "-" + n.UID
 			}
 			ins := make([]Edge, len(n.Inputs))

@@ -20,6 +20,15 @@ import (
 // a script (interactive false) every job and running statement first
 // catches up with the data written so far.
 func (s *Session) Execute(ctx context.Context, sql string, interactive bool) (*cli.Result, error) {
+	// BEGIN STATEMENT SET; INSERT ...; END; collects the INSERTs; END
+	// submits them as one durable statement set.
+	res, submit, err := s.eng.StatementSetStep(sql)
+	if res != nil || err != nil {
+		return res, err
+	}
+	if submit != "" {
+		sql = submit
+	}
 	if !engine.IsBackground(sql) {
 		return s.eng.Execute(ctx, sql, interactive)
 	}

@@ -280,6 +280,11 @@ func (p *parser) explain() *ast.Explain {
 		e.Statement = p.query()
 	case s.is("INSERT"):
 		e.Statement = p.insert()
+	case s.is("STATEMENT"), s.is("EXECUTE") && p.peek(1).is("STATEMENT"):
+		e.Statement = p.statementSet()
+	case s.is("EXECUTE") && p.peek(1).is("INSERT"):
+		p.next()
+		e.Statement = p.insert()
 	case s.is("CREATE") && (p.peek(1).is("TABLE") || p.peek(1).is("TEMPORARY")):
 		e.Statement = p.create()
 		if _, ok := e.Statement.(*ast.CreateTable); !ok {

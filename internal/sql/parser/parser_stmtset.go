@@ -5,7 +5,8 @@ import "github.com/eddy-sql/eddy/internal/sql/ast"
 // statementSet parses EXECUTE STATEMENT SET BEGIN insert; [insert; ...]
 // END.
 func (p *parser) statementSet() *ast.StatementSet {
-	t := p.next()
+	t := p.tok()
+	p.acceptKw("EXECUTE") // EXPLAIN STATEMENT SET has none
 	p.wantKw("STATEMENT")
 	p.wantKw("SET")
 	p.wantKw("BEGIN")
