@@ -8,8 +8,8 @@ import (
 
 	"github.com/eddy-sql/eddy/internal/cli"
 	"github.com/eddy-sql/eddy/internal/jobgraph"
-	"github.com/eddy-sql/eddy/internal/sql/opt"
 	"github.com/eddy-sql/eddy/internal/sql/ast"
+	"github.com/eddy-sql/eddy/internal/sql/opt"
 	"github.com/eddy-sql/eddy/internal/sql/parser"
 	"github.com/eddy-sql/eddy/internal/sql/plan"
 	"github.com/eddy-sql/eddy/internal/sqlerr"
