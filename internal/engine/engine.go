@@ -239,6 +239,10 @@ func (e *Engine) checkWritable(stmt ast.Statement) error {
 		if catalogOf(s.Name, 3) == datagen.ExamplesCatalog {
 			return readOnly(s.Name.Pos(), "its tables cannot be dropped")
 		}
+	case *ast.AlterTable:
+		if catalogOf(s.Name, 3) == datagen.ExamplesCatalog {
+			return readOnly(s.Name.Pos(), "its tables cannot be altered")
+		}
 	case *ast.CreateDatabase:
 		if catalogOf(s.Name, 2) == datagen.ExamplesCatalog {
 			return readOnly(s.Name.Pos(), "databases cannot be created in it")
@@ -334,6 +338,8 @@ func (e *Engine) execute(ctx context.Context, stmt ast.Statement, interactive bo
 		return e.createTable(ctx, s)
 	case *ast.DropTable:
 		return e.dropTable(s)
+	case *ast.AlterTable:
+		return e.alterTable(s)
 	case *ast.CreateView:
 		return e.createView(s)
 	case *ast.DropView:

@@ -165,7 +165,15 @@ func (e *Engine) dryRun(stmt ast.Statement) error {
 			return nil
 		}
 		if t, err := p.ResolveTable(s.Name); err == nil {
-			e.run.plan, err = planInsert(p, t, nil, s.Query, s.Query.Pos())
+			var cols []*ast.Ident
+			if len(s.Columns) > 0 {
+				q, err := planSelect(p, s.Query)
+				if err != nil {
+					return err
+				}
+				cols = ctasColumns(s, q.Schema)
+			}
+			e.run.plan, err = planInsert(p, t, cols, s.Query, s.Query.Pos())
 			return err
 		}
 		var err error
@@ -222,6 +230,8 @@ func sqlKind(s ast.Statement) string {
 		return "CREATE_TABLE"
 	case *ast.DropTable:
 		return "DROP_TABLE"
+	case *ast.AlterTable:
+		return "ALTER_TABLE"
 	case *ast.CreateView:
 		return "CREATE_VIEW"
 	case *ast.DropView:

@@ -21,6 +21,15 @@ import (
 
 func (e *Engine) createTable(ctx context.Context, s *ast.CreateTable) (*cli.Result, error) {
 	p := e.planner()
+	if s.Like != nil {
+		if s.Query != nil {
+			return nil, sqlerr.Newf(sqlerr.Syntax, "CREATE TABLE AS SELECT cannot have a LIKE clause").At(s.Like.Pos())
+		}
+		var err error
+		if s, err = e.expandLike(p, s); err != nil {
+			return nil, err
+		}
+	}
 	var q *plan.QueryPlan
 	var schema *types.Schema
 	if s.Query != nil {
@@ -81,7 +90,7 @@ func (e *Engine) createTable(ctx context.Context, s *ast.CreateTable) (*cli.Resu
 		}
 		return ok()
 	}
-	ins, err := planInsert(p, t, nil, s.Query, s.Query.Pos())
+	ins, err := planInsert(p, t, ctasColumns(s, schema), s.Query, s.Query.Pos())
 	if err != nil {
 		_ = e.cat.DropTable(t.Catalog, t.Database, t.Name)
 		if t.Log != "" {
@@ -110,7 +119,15 @@ func (e *Engine) existingTable(ctx context.Context, p *plan.Planner, s *ast.Crea
 	// that restarts.
 	legacy := existing.Owner == "" && e.run != nil && e.run.resume
 	if s.Query != nil && e.run != nil && e.run.name != "" && (existing.Owner == "statement "+e.run.name || legacy) {
-		ins, err := planInsert(p, existing, nil, s.Query, s.Query.Pos())
+		var cols []*ast.Ident
+		if len(s.Columns) > 0 {
+			q, err := planSelect(p, s.Query)
+			if err != nil {
+				return nil, err
+			}
+			cols = ctasColumns(s, q.Schema)
+		}
+		ins, err := planInsert(p, existing, cols, s.Query, s.Query.Pos())
 		if err != nil {
 			return nil, err
 		}
@@ -375,4 +392,19 @@ func (e *Engine) reset(s *ast.Reset) (*cli.Result, error) {
 		delete(e.sess.Config, s.Key.Value)
 	}
 	return &cli.Result{Message: "Session property has been reset."}, nil
+}
+
+// ctasColumns returns the target columns of the INSERT of CREATE TABLE ...
+// AS SELECT: nil (all, by position) unless the CREATE part declares
+// columns, which may come before the query's (FLIP-463); then the query's
+// column names.
+func ctasColumns(s *ast.CreateTable, query *types.Schema) []*ast.Ident {
+	if len(s.Columns) == 0 {
+		return nil
+	}
+	cols := make([]*ast.Ident, 0, query.Len())
+	for _, f := range query.Fields {
+		cols = append(cols, &ast.Ident{Loc: ast.Loc{Start: s.Query.Pos()}, Name: f.Name})
+	}
+	return cols
 }

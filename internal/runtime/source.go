@@ -394,6 +394,11 @@ func (s *source) recordOf(ctx context.Context, rec logstore.Record, i int) error
 		if err := types.DecodeRowInto(rec.Value, &row); err != nil {
 			return fmt.Errorf("decoding record %s/%d@%d: %w", in.Table, rec.Partition, rec.Offset, err)
 		}
+		// Rows written before ALTER TABLE ... ADD read NULL in the new
+		// columns.
+		for len(row.Values) < in.Physical.Len() {
+			row.Values = append(row.Values, types.Null)
+		}
 	}
 	return s.emitRow(ctx, rec, ext, i, row, &s.scratch)
 }

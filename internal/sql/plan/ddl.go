@@ -28,14 +28,10 @@ func (p *Planner) TableFromDDL(ct *ast.CreateTable, query *types.Schema) (*catal
 		t.Comment = ct.Comment.Value
 	}
 	if query != nil {
-		if len(ct.Columns) > 0 {
-			return nil, errAt(ct.Columns[0].Pos(), sqlerr.Unsupported, "CREATE TABLE ... AS SELECT takes its columns from the query; declare only constraints, a watermark and options here")
+		if err := p.addQueryColumns(t, ct, query); err != nil {
+			return nil, err
 		}
-		for _, f := range query.Fields {
-			t.Columns = append(t.Columns, catalog.Column{Name: f.Name, Type: catalog.Type{Type: f.Type}, Kind: catalog.Physical})
-		}
-	}
-	if err := p.addColumns(t, ct); err != nil {
+	} else if err := p.addColumns(t, ct); err != nil {
 		return nil, err
 	}
 	if err := p.addKeyAndDistribution(t, ct); err != nil {
