@@ -333,7 +333,7 @@ func (e *Engine) explain(s *ast.Explain) (*cli.Result, error) {
 		if _, isValues := st.Query.(*ast.Values); isValues {
 			return &cli.Result{Message: "\nValues -> Sink(" + t.FullName() + ")"}, nil
 		}
-		if q, err = planInsert(p, t, st.Columns, st.Query, st.Query.Pos()); err != nil {
+		if q, err = planInsertWith(p, t, st.Columns, st.Query, st.Query.Pos(), plan.InsertOptionsOf(st)); err != nil {
 			return nil, err
 		}
 	case *ast.StatementSet:

@@ -74,6 +74,33 @@ type Normalize struct {
 // it before an upsert sink whose input updates by another key.
 type Materialize struct {
 	Key []int
+	// Conflict is what to do when rows of different upsert keys are alive
+	// at one primary key (INSERT ... ON CONFLICT): show the last
+	// (DEDUPLICATE, Flink's default materializer), keep the first
+	// (NOTHING), or fail (ERROR). Table names the sink for the error.
+	Conflict ConflictStrategy
+	Table    string
+}
+
+// ConflictStrategy is the ON CONFLICT strategy of a Materialize.
+type ConflictStrategy uint8
+
+// The conflict strategies.
+const (
+	ConflictDeduplicate ConflictStrategy = iota
+	ConflictNothing
+	ConflictError
+)
+
+// String returns Flink's name of the strategy, as EXPLAIN shows it.
+func (c ConflictStrategy) String() string {
+	switch c {
+	case ConflictNothing:
+		return "NOTHING"
+	case ConflictError:
+		return "ERROR"
+	}
+	return "DEDUPLICATE"
 }
 
 // Union passes the rows of all its inputs on unchanged (UNION ALL); its

@@ -130,6 +130,9 @@ func writeOp(b *strings.Builder, j *Job, n Node) {
 		b.WriteString("Union(all=[true])")
 	case *Materialize:
 		fmt.Fprintf(b, "SinkUpsertMaterializer(uid=[%s], pk=%v)", n.UID, names(n.Out.Names(), op.Key))
+		if op.Conflict != ConflictDeduplicate {
+			fmt.Fprintf(b, ", conflictStrategy=[%s]", op.Conflict)
+		}
 	case *Values:
 		fmt.Fprintf(b, "Values(rows=[%d])", len(op.Rows))
 	case *OverAggregate:

@@ -15,7 +15,14 @@ import (
 // is emitted as +I (first of its key) or +U; retracting the shown row
 // re-emits the new last one as +U, or -D when none is left; retracting
 // another row changes nothing downstream.
+//
+// With ON CONFLICT DO NOTHING the sink shows the first row alive instead;
+// with DO ERROR a second row alive at one key fails the job. For both an
+// update (-U then +U of one upstream key, which upstream operators emit
+// together) takes the place of the row it replaces, so that it is not
+// seen as a conflict.
 type materializeOp struct {
+	spec    *jobgraph.Materialize
 	key     []int
 	ns      string
 	kv      KV
@@ -25,15 +32,24 @@ type materializeOp struct {
 	dirty   []string
 	buf     []byte
 	vals    []types.Value
+	// last is the entry of the last row (DO NOTHING, DO ERROR).
+	last *matEntry
 }
 
 type matEntry struct {
 	rows  [][]types.Value
 	dirty bool
+	// pending is the position of the row a -U removed, which the +U
+	// that follows takes (DO NOTHING and DO ERROR); -1 when none. It is
+	// resolved before the next row of another key and at Flush.
+	pending int
+	// pendingShown is set when the removed row was the one shown.
+	pendingShown bool
+	pendingRow   []types.Value
 }
 
 func newMaterializeOp(spec *jobgraph.Materialize, oc OpContext) *materializeOp {
-	return &materializeOp{key: spec.Key, ns: oc.NS, kv: oc.KV, out: oc.Out, maxKeys: oc.MaxKeys, cache: map[string]*matEntry{}}
+	return &materializeOp{spec: spec, key: spec.Key, ns: oc.NS, kv: oc.KV, out: oc.Out, maxKeys: oc.MaxKeys, cache: map[string]*matEntry{}}
 }
 
 func (o *materializeOp) entry(row types.Row) (string, *matEntry, error) {
@@ -46,7 +62,7 @@ func (o *materializeOp) entry(row types.Row) (string, *matEntry, error) {
 		return string(o.buf), e, nil
 	}
 	key := string(o.buf)
-	e := &matEntry{}
+	e := &matEntry{pending: -1}
 	b, ok, err := o.kv.Get(o.ns, "rows", o.buf)
 	if err != nil {
 		return "", nil, fmt.Errorf("reading upsert materializer state: %w", err)
@@ -76,6 +92,13 @@ func (o *materializeOp) Process(_ int, row types.Row) error {
 		e.dirty = true
 		o.dirty = append(o.dirty, key)
 	}
+	if o.spec.Conflict != jobgraph.ConflictDeduplicate {
+		if err := o.resolvePending(e); err != nil {
+			return err
+		}
+		o.last = e
+		return o.processFirst(e, row)
+	}
 	switch row.Kind {
 	case types.Insert, types.UpdateAfter:
 		kind := types.UpdateAfter
@@ -104,9 +127,86 @@ func (o *materializeOp) Process(_ int, row types.Row) error {
 	return nil // a retraction of a row never seen (or expired) is ignored
 }
 
-func (o *materializeOp) Watermark(_ int, wm int64) error { return o.out.Watermark(wm) }
+// processFirst is Process for DO NOTHING and DO ERROR: the first row
+// alive is shown.
+func (o *materializeOp) processFirst(e *matEntry, row types.Row) error {
+	switch row.Kind {
+	case types.Insert, types.UpdateAfter:
+		if p := e.pending; p >= 0 {
+			// The +U of the -U just seen: it takes the removed row's place.
+			shown := e.pendingShown
+			e.pending, e.pendingShown, e.pendingRow = -1, false, nil
+			e.rows = append(e.rows, nil)
+			copy(e.rows[p+1:], e.rows[p:])
+			e.rows[p] = row.Values
+			if shown {
+				return o.out.Emit(types.Row{Kind: types.UpdateAfter, Values: row.Values})
+			}
+			return nil
+		}
+		if len(e.rows) == 0 {
+			e.rows = append(e.rows, row.Values)
+			return o.out.Emit(types.Row{Kind: types.Insert, Values: row.Values})
+		}
+		if o.spec.Conflict == jobgraph.ConflictError {
+			return fmt.Errorf("ON CONFLICT DO ERROR: rows of different upsert keys meet at one primary key of the sink table '%s': %v and %v", o.spec.Table, e.rows[0], row.Values)
+		}
+		e.rows = append(e.rows, row.Values) // DO NOTHING: kept, not shown
+		return nil
+	}
+	for i := len(e.rows) - 1; i >= 0; i-- {
+		if !equalValues(e.rows[i], row.Values) {
+			continue
+		}
+		shown := i == 0
+		removed := e.rows[i]
+		e.rows = append(e.rows[:i], e.rows[i+1:]...)
+		if row.Kind == types.UpdateBefore {
+			e.pending, e.pendingShown, e.pendingRow = i, shown, removed
+			return nil
+		}
+		return o.afterRemove(e, shown, removed)
+	}
+	return nil // a retraction of a row never seen (or expired) is ignored
+}
+
+// afterRemove emits what removing a row leaves: a delete when no row is
+// left, the new first row when the shown one went.
+func (o *materializeOp) afterRemove(e *matEntry, shown bool, removed []types.Value) error {
+	switch {
+	case !shown:
+		return nil
+	case len(e.rows) == 0:
+		return o.out.Emit(types.Row{Kind: types.Delete, Values: removed})
+	default:
+		return o.out.Emit(types.Row{Kind: types.UpdateAfter, Values: e.rows[0]})
+	}
+}
+
+// resolvePending settles the -U of the last entry when the next row is of
+// another key (its +U was filtered out upstream): the row is removed.
+func (o *materializeOp) resolvePending(next *matEntry) error {
+	e := o.last
+	if e == nil || e == next || e.pending < 0 {
+		return nil
+	}
+	shown, removed := e.pendingShown, e.pendingRow
+	e.pending, e.pendingShown, e.pendingRow = -1, false, nil
+	return o.afterRemove(e, shown, removed)
+}
+
+func (o *materializeOp) Watermark(_ int, wm int64) error {
+	if err := o.resolvePending(nil); err != nil {
+		return err
+	}
+	return o.out.Watermark(wm)
+}
 
 func (o *materializeOp) Flush() error {
+	if err := o.resolvePending(nil); err != nil {
+		return err
+	}
+	o.last = nil
 	for _, key := range o.dirty {
 		e := o.cache[key]
 		if e == nil || !e.dirty {

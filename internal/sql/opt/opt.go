@@ -5,6 +5,7 @@ import (
 	"strings"
 
 	"github.com/eddy-sql/eddy/internal/jobgraph"
+	"github.com/eddy-sql/eddy/internal/sql/ast"
 	"github.com/eddy-sql/eddy/internal/sql/plan"
 	"github.com/eddy-sql/eddy/internal/sqlerr"
 )
@@ -61,6 +62,13 @@ func (x *placer) placeSink(s *plan.Sink) error {
 		return nil
 	}
 	sink := s.Spec.Mode
+	if cl.Mode == jobgraph.Append && sink == jobgraph.Upsert && (s.OnConflict == ast.ConflictDoNothing || s.OnConflict == ast.ConflictDoError) &&
+		!(len(cl.Key) > 0 && sameColumns(mapKey(cl.Key, s.Target), s.PK)) {
+		// Insert-only rows are upserts for DO DEDUPLICATE; the other
+		// strategies resolve rows that meet at one primary key.
+		s.Materialize = true
+		return nil
+	}
 	switch {
 	case cl.Mode == jobgraph.Upsert && sink == jobgraph.Retract && cl.Source < 0:
 		// A function's upsert output cannot be turned into a retract
@@ -97,7 +105,16 @@ func (x *placer) placeSink(s *plan.Sink) error {
 		// The query updates by another key than the sink's primary key
 		// (or by none): materialize per primary key, as Flink's
 		// SinkUpsertMaterializer does (table.exec.sink.upsert-materialize
-		// AUTO).
+		// AUTO). Flink 2.3 asks for the conflict strategy first.
+		if s.OnConflict == ast.NoConflictClause && s.RequireOnConflict {
+			upsert := "[]"
+			if len(cl.Key) > 0 {
+				upsert = "[" + keyNames(s.In, cl.Key) + "]"
+			}
+			return errAt(s.Pos, sqlerr.ChangelogMismatch, "The query has an upsert key that differs from the primary key of the sink table '%s'. Primary key: [%s], upsert key: %s. This can lead to non-deterministic results when multiple records with different upsert keys map to the same primary key. Please specify an ON CONFLICT clause to define how conflicts should be handled: ON CONFLICT DO DEDUPLICATE (update to the latest record, state intensive, since we need to keep the entire history), or ON CONFLICT DO ERROR (fail on conflict), or ON CONFLICT DO NOTHING (keep first record).",
+				s.Spec.Table, strings.Join(s.PKNames, ", "), upsert).
+				WithHint("end the INSERT with ON CONFLICT DO DEDUPLICATE (what Eddy and Flink before 2.3 did), or SET '%s' = 'false'", plan.RequireOnConflictKey)
+		}
 		s.Materialize = true
 	}
 	if cl.Mode == jobgraph.Retract && len(s.PK) > 0 && x.version >= plan.PlanV2 && !onlyUpdateAfter(s.In) {

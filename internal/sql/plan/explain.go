@@ -5,6 +5,7 @@ import (
 	"strings"
 
 	"github.com/eddy-sql/eddy/internal/expr"
+	"github.com/eddy-sql/eddy/internal/sql/ast"
 	"github.com/eddy-sql/eddy/internal/jobgraph"
 	"github.com/eddy-sql/eddy/types"
 )
@@ -201,6 +202,9 @@ func nodeAttrs(b *Bound, r Rel) []string {
 		a := []string{"table=[" + n.Spec.Table + "]", "fields=[" + strings.Join(names(n.Columns()), ", ") + "]"}
 		if n.Materialize {
 			a = append(a, "upsertMaterialize=[true]")
+		}
+		if n.OnConflict != ast.NoConflictClause {
+			a = append(a, "conflictStrategy=["+ConflictStrategy(n.OnConflict).String()+"]")
 		}
 		return a
 	}

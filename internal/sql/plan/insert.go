@@ -19,11 +19,14 @@ import (
 type InsertOptions struct {
 	Overwrite bool
 	Partition []*ast.PartitionValue
+	// OnConflict is the ON CONFLICT strategy, at OnConflictPos.
+	OnConflict    ast.OnConflict
+	OnConflictPos sqlerr.Pos
 }
 
 // InsertOptionsOf returns the options of an INSERT statement.
 func InsertOptionsOf(s *ast.Insert) InsertOptions {
-	return InsertOptions{Overwrite: s.Overwrite, Partition: s.Partition}
+	return InsertOptions{Overwrite: s.Overwrite, Partition: s.Partition, OnConflict: s.OnConflict, OnConflictPos: s.OnConflictPos}
 }
 
 // staticPartition binds the options of an INSERT: the value of each
@@ -280,6 +283,9 @@ func (p *Planner) BindInsertWith(t *catalog.Table, cols []*ast.Ident, q ast.Quer
 		pk = append(pk, phys.Index(k))
 	}
 	sink := &Sink{In: f.rel, Name: t.Name, Target: target, PK: slices.Clone(pk), PKNames: t.PrimaryKey, Pos: q.Pos()}
+	if err := p.bindOnConflict(sink, t, o); err != nil {
+		return nil, err
+	}
 	length, notNull, err := p.sinkEnforcers()
 	if err != nil {
 		return nil, err

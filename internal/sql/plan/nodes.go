@@ -5,6 +5,7 @@ import (
 
 	"github.com/eddy-sql/eddy/internal/expr"
 	"github.com/eddy-sql/eddy/internal/jobgraph"
+	"github.com/eddy-sql/eddy/internal/sql/ast"
 	"github.com/eddy-sql/eddy/internal/sqlerr"
 	"github.com/eddy-sql/eddy/types"
 )
@@ -149,6 +150,11 @@ type Sink struct {
 	// Spec.Key, before the sink (changelog inference sets it).
 	Materialize bool
 	Pos         sqlerr.Pos
+	// OnConflict is the INSERT's ON CONFLICT strategy and
+	// RequireOnConflict 'table.exec.sink.require-on-conflict' (see
+	// onconflict.go).
+	OnConflict        ast.OnConflict
+	RequireOnConflict bool
 }
 
 // Inputs implements Rel.
