@@ -119,6 +119,11 @@ func (e *Engine) Run(ctx context.Context, sql string, opts RunOptions) (*Outcome
 		}
 	}
 	sess.PlanVersion = opts.PlanVersion
+	if _, set := sess.Config[plan.RequireOnConflictKey]; opts.Resume && !set {
+		// A statement that runs again was accepted when it was created,
+		// perhaps before Flink 2.3's ON CONFLICT check: it resumes.
+		sess.Config[plan.RequireOnConflictKey] = "false"
+	}
 	saved := e.sess
 	e.sess = sess
 	e.run = &runState{name: opts.Name, jobID: opts.JobID, resume: opts.Resume, checkpointEvery: opts.CheckpointInterval, dryRun: opts.DryRun, stateSchema: opts.StateSchema}

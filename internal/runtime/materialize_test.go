@@ -55,7 +55,7 @@ func TestMaterializeConflictStrategies(t *testing.T) {
 	in := []types.Row{
 		matRow(types.Insert, 1, "a"), matRow(types.Insert, 1, "b"), matRow(types.Insert, 2, "x"),
 		matRow(types.UpdateBefore, 1, "a"), matRow(types.UpdateAfter, 1, "a2"), // the shown row changes in place
-		matRow(types.Delete, 1, "b"), // never shown: nothing downstream
+		matRow(types.Delete, 1, "b"),                                     // never shown: nothing downstream
 		matRow(types.UpdateBefore, 2, "x"), matRow(types.Insert, 1, "c"), // a lone -U: a delete
 		matRow(types.Delete, 1, "a2"), // the shown row goes: the next one shows
 		matRow(types.Delete, 1, "c"),

@@ -173,7 +173,7 @@ func (h *harness) bind(src string) (*plan.Bound, error) {
 		if err != nil {
 			return nil, err
 		}
-		return p.BindInsert(t, s.Columns, s.Query, s.Query.Pos())
+		return p.BindInsertWith(t, s.Columns, s.Query, s.Query.Pos(), plan.InsertOptionsOf(s))
 	}
 	return nil, fmt.Errorf("the harness cannot plan %T", st)
 }

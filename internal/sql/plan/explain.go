@@ -5,8 +5,8 @@ import (
 	"strings"
 
 	"github.com/eddy-sql/eddy/internal/expr"
-	"github.com/eddy-sql/eddy/internal/sql/ast"
 	"github.com/eddy-sql/eddy/internal/jobgraph"
+	"github.com/eddy-sql/eddy/internal/sql/ast"
 	"github.com/eddy-sql/eddy/types"
 )
 
