@@ -165,10 +165,6 @@ func valuesFrag(st *stmt, cols []column, rows [][]types.Value) *frag {
 // GroupAggregate on every column whose HAVING keeps the rows present on
 // both sides (INTERSECT) or only on the left (EXCEPT).
 func (p *Planner) planIntersectExcept(n *ast.SetOp, l, r *frag, cols []column, allowLimit bool) (*frag, error) {
-	if n.All {
-		return nil, errAt(n.OpPos, sqlerr.Unsupported, "%s ALL is not supported yet", n.Kind).
-			WithHint("use %s (without ALL) when duplicates do not matter", n.Kind)
-	}
 	if n.Limit != nil || len(n.OrderBy) > 0 {
 		return nil, errAt(n.OpPos, sqlerr.Unsupported, "ORDER BY and LIMIT on %s are not supported yet", n.Kind)
 	}
@@ -220,6 +216,9 @@ func (p *Planner) planIntersectExcept(n *ast.SetOp, l, r *frag, cols []column, a
 	for _, c := range named {
 		sel.GroupBy = append(sel.GroupBy, ref(c.name))
 		sel.Items = append(sel.Items, &ast.SelectItem{Expr: ref(c.name)})
+	}
+	if n.All {
+		return p.planSetOpAll(n, f, sel, cols)
 	}
 	if err := p.planAggregate(sel, f, false); err != nil {
 		return nil, err
