@@ -25,9 +25,15 @@ import (
 // clean keys past MaxKeys down to half. Both sides of a key share one
 // cache entry, so a row costs one map lookup.
 //
-// Not implemented yet: StateTTL.
+// State TTL ('table.exec.state.ttl', the STATE_TTL hint): each stored row
+// carries the processing time it was last written (added or retracted
+// once); a row not written for the TTL is dropped when its key is next
+// read, as if it had never been seen, as Flink's join state TTL does. The
+// times follow the rows in the encoded state (only with a TTL).
 type joinOp struct {
 	spec  *jobgraph.Join
+	ttl   int64
+	clock Clock
 	ns    string
 	kv    KV
 	out   Output
@@ -86,6 +92,9 @@ type joinRow struct {
 	vals  []types.Value
 	count int64
 	assoc int64
+	// stamp is the processing time of the last write (state TTL); 0 for
+	// rows of state written without a TTL.
+	stamp int64
 }
 
 // joinSlab is the number of cache entries allocated at once.
@@ -112,6 +121,11 @@ func newJoinOp(spec *jobgraph.Join, oc OpContext) (*joinOp, error) {
 		out:     oc.Out,
 		wm:      newMinWatermark(2),
 		maxKeys: oc.MaxKeys,
+		ttl:     max(spec.StateTTL, 0),
+		clock:   oc.Clock,
+	}
+	if j.ttl > 0 && j.clock == nil {
+		return nil, errors.New("join: state TTL needs a clock")
 	}
 	j.sides[0] = joinSide{name: "left", keys: spec.LeftKeys, width: spec.Left.Len()}
 	j.sides[1] = joinSide{name: "right", keys: spec.RightKeys, width: spec.Right.Len()}
@@ -438,6 +452,7 @@ func (j *joinOp) lookup(s int, key []byte) (*joinKeyRows, error) {
 	}
 	e := &j.cur.sides[s]
 	if e.loaded {
+		j.expire(s, e)
 		return e, nil
 	}
 	e.loaded = true
@@ -451,20 +466,57 @@ func (j *joinOp) lookup(s int, key []byte) (*joinKeyRows, error) {
 			return nil, fmt.Errorf("decoding join state: %w", err)
 		}
 	}
+	j.expire(s, e)
 	return e, nil
+}
+
+// now returns the processing time for state TTL (0 without a TTL).
+func (j *joinOp) now() int64 {
+	if j.ttl == 0 {
+		return 0
+	}
+	return j.clock.Now().UnixNano()
+}
+
+// expire drops the rows of side s not written for the TTL. Rows without a
+// time (state written before a TTL was set) start their TTL now.
+func (j *joinOp) expire(s int, e *joinKeyRows) {
+	if j.ttl == 0 || len(e.rows) == 0 {
+		return
+	}
+	now := j.now()
+	kept := e.rows[:0]
+	changed := false
+	for _, r := range e.rows {
+		switch {
+		case r.stamp == 0:
+			r.stamp, changed = now, true
+		case now-r.stamp >= j.ttl:
+			changed = true
+			continue
+		}
+		kept = append(kept, r)
+	}
+	clear(e.rows[len(kept):])
+	e.rows = kept
+	if changed {
+		j.markDirty(s, e)
+	}
 }
 
 // add stores one occurrence of vals with assoc matches.
 func (j *joinOp) add(s int, e *joinKeyRows, vals []types.Value, assoc int64) {
 	j.markDirty(s, e)
+	now := j.now()
 	for i := range e.rows {
 		if r := &e.rows[i]; equalValues(r.vals, vals) {
 			r.count++
 			r.assoc = assoc
+			r.stamp = now
 			return
 		}
 	}
-	e.rows = append(e.rows, joinRow{vals: vals, count: 1, assoc: assoc})
+	e.rows = append(e.rows, joinRow{vals: vals, count: 1, assoc: assoc, stamp: now})
 }
 
 // retract removes one occurrence of vals, if it is stored.
@@ -477,6 +529,8 @@ func (j *joinOp) retract(s int, e *joinKeyRows, vals []types.Value) {
 		j.markDirty(s, e)
 		if r.count--; r.count <= 0 {
 			e.rows = append(e.rows[:i], e.rows[i+1:]...)
+		} else {
+			r.stamp = j.now()
 		}
 		return
 	}
@@ -518,6 +572,11 @@ func (j *joinOp) Flush() error {
 				continue
 			}
 			j.encBuf = appendJoinRows(j.encBuf[:0], e.rows, &j.rowBuf)
+			if j.ttl > 0 {
+				for _, r := range e.rows {
+					j.encBuf = binary.AppendVarint(j.encBuf, r.stamp)
+				}
+			}
 			if err := j.kv.Put(j.ns, name, []byte(k.key), j.encBuf); err != nil {
 				return err
 			}
@@ -586,7 +645,17 @@ func decodeJoinRows(b []byte) ([]joinRow, error) {
 		rows = append(rows, joinRow{vals: r.Values, count: int64(count), assoc: int64(assoc)})
 	}
 	if len(b) != 0 {
-		return nil, errors.New("malformed join state: trailing bytes")
+		// The rows' times (state TTL).
+		for i := range rows {
+			v, n := binary.Varint(b)
+			if n <= 0 {
+				return nil, errors.New("malformed join state: bad row time")
+			}
+			rows[i].stamp, b = v, b[n:]
+		}
+		if len(b) != 0 {
+			return nil, errors.New("malformed join state: trailing bytes")
+		}
 	}
 	return rows, nil
 }
