@@ -121,3 +121,36 @@ func changelog(t *testing.T, e *engine.Engine, sql string) []string {
 		out = append(out, r.Kind.String()+"["+strings.Join(cells, ", ")+"]")
 	}
 }
+
+// TestStateTTLHint: STATE_TTL('l' = '1 h') gives the left side of a join a
+// TTL without a session TTL: old left rows are forgotten, right rows are
+// kept; on an aggregate it names the input table. A hint naming no input
+// fails with Flink's message.
+func TestStateTTLHint(t *testing.T) {
+	clock := &setClock{t: time.Date(2026, 8, 1, 9, 0, 0, 0, time.UTC)}
+	e, err := engine.Open(t.Context(), engine.Options{Clock: clock})
+	require.NoError(t, err)
+	t.Cleanup(func() { _ = e.Close() })
+	datagenExec(t, e,
+		`CREATE TABLE l (k INT, a STRING)`,
+		`CREATE TABLE r (k INT, b STRING)`,
+		`CREATE TABLE joined (k INT, a STRING, b STRING)`,
+		`CREATE TABLE counts (k INT PRIMARY KEY NOT ENFORCED, n BIGINT)`,
+		`INSERT INTO joined SELECT /*+ STATE_TTL('l' = '1 h') */ l.k, l.a, r.b FROM l JOIN r ON l.k = r.k`,
+		`INSERT INTO counts SELECT /*+ STATE_TTL('r' = '1 h') */ k, COUNT(*) FROM r GROUP BY k`,
+		`INSERT INTO l VALUES (1, 'old')`,
+		`INSERT INTO r VALUES (2, 'old')`,
+	)
+	syncJobs(t, e)
+	clock.advance(2 * time.Hour)
+	datagenExec(t, e, `INSERT INTO r VALUES (1, 'x')`, `INSERT INTO l VALUES (2, 'new')`)
+	syncJobs(t, e)
+	// 'l' rows expired: (1, old) does not meet x; (2, old) of r is kept.
+	require.Equal(t, []string{"2,new,old"}, sortedRows(datagenExec(t, e, `SELECT * FROM joined`)))
+	require.Equal(t, []string{"+I[2, 1]", "+I[1, 1]"}, changelog(t, e, `SELECT * FROM counts`))
+
+	ctx, cancel := context.WithTimeout(t.Context(), time.Minute)
+	defer cancel()
+	_, err = e.Execute(ctx, `SELECT /*+ STATE_TTL('nope' = '1 h') */ k, COUNT(*) FROM r GROUP BY k`, false)
+	require.ErrorContains(t, err, "The options of following hints cannot match the name of input tables or views: \n`nope` in `STATE_TTL`")
+}

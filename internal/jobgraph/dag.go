@@ -253,6 +253,10 @@ type Join struct {
 	Left, Right *types.Schema
 	// StateTTL ('table.exec.state.ttl', nanoseconds; 0 = none).
 	StateTTL int64
+	// SideTTL overrides StateTTL per side (left, right) when HasSideTTL
+	// (the STATE_TTL hint).
+	SideTTL    [2]int64
+	HasSideTTL bool
 }
 
 // Values emits fixed rows once at the start (VALUES and SELECT without

@@ -31,14 +31,17 @@ import (
 // read, as if it had never been seen, as Flink's join state TTL does. The
 // times follow the rows in the encoded state (only with a TTL).
 type joinOp struct {
-	spec  *jobgraph.Join
-	ttl   int64
-	clock Clock
-	ns    string
-	kv    KV
-	out   Output
-	wm    minWatermark
-	sides [2]joinSide
+	spec *jobgraph.Join
+	// ttl is the state TTL of the rows of each side (0: none), and
+	// anyTTL whether a side has one.
+	ttl    [2]int64
+	anyTTL bool
+	clock  Clock
+	ns     string
+	kv     KV
+	out    Output
+	wm     minWatermark
+	sides  [2]joinSide
 	// outer[s] reports whether side s is padded with NULLs when it has no
 	// match (LEFT: the left side, ...).
 	outer [2]bool
@@ -121,10 +124,14 @@ func newJoinOp(spec *jobgraph.Join, oc OpContext) (*joinOp, error) {
 		out:     oc.Out,
 		wm:      newMinWatermark(2),
 		maxKeys: oc.MaxKeys,
-		ttl:     max(spec.StateTTL, 0),
 		clock:   oc.Clock,
 	}
-	if j.ttl > 0 && j.clock == nil {
+	j.ttl = [2]int64{max(spec.StateTTL, 0), max(spec.StateTTL, 0)}
+	if spec.HasSideTTL {
+		j.ttl = [2]int64{max(spec.SideTTL[0], 0), max(spec.SideTTL[1], 0)}
+	}
+	j.anyTTL = j.ttl[0] > 0 || j.ttl[1] > 0
+	if j.anyTTL && j.clock == nil {
 		return nil, errors.New("join: state TTL needs a clock")
 	}
 	j.sides[0] = joinSide{name: "left", keys: spec.LeftKeys, width: spec.Left.Len()}
@@ -472,7 +479,7 @@ func (j *joinOp) lookup(s int, key []byte) (*joinKeyRows, error) {
 
 // now returns the processing time for state TTL (0 without a TTL).
 func (j *joinOp) now() int64 {
-	if j.ttl == 0 {
+	if !j.anyTTL {
 		return 0
 	}
 	return j.clock.Now().UnixNano()
@@ -481,7 +488,8 @@ func (j *joinOp) now() int64 {
 // expire drops the rows of side s not written for the TTL. Rows without a
 // time (state written before a TTL was set) start their TTL now.
 func (j *joinOp) expire(s int, e *joinKeyRows) {
-	if j.ttl == 0 || len(e.rows) == 0 {
+	ttl := j.ttl[s]
+	if ttl == 0 || len(e.rows) == 0 {
 		return
 	}
 	now := j.now()
@@ -491,7 +499,7 @@ func (j *joinOp) expire(s int, e *joinKeyRows) {
 		switch {
 		case r.stamp == 0:
 			r.stamp, changed = now, true
-		case now-r.stamp >= j.ttl:
+		case now-r.stamp >= ttl:
 			changed = true
 			continue
 		}
@@ -572,7 +580,7 @@ func (j *joinOp) Flush() error {
 				continue
 			}
 			j.encBuf = appendJoinRows(j.encBuf[:0], e.rows, &j.rowBuf)
-			if j.ttl > 0 {
+			if j.anyTTL {
 				for _, r := range e.rows {
 					j.encBuf = binary.AppendVarint(j.encBuf, r.stamp)
 				}

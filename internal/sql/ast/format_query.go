@@ -74,6 +74,26 @@ func (p *printer) setOperand(q Query, right bool) {
 
 func (p *printer) selectQuery(s *Select) {
 	p.WriteString("SELECT ")
+	if len(s.Hints) > 0 {
+		p.WriteString("/*+ ")
+		for i, h := range s.Hints {
+			if i > 0 {
+				p.WriteString(", ")
+			}
+			p.ws(h.Name, "(")
+			for j, o := range h.Options {
+				if j > 0 {
+					p.WriteString(", ")
+				}
+				p.WriteString(QuoteString(o.Key))
+				if o.Value != "" {
+					p.ws(" = ", QuoteString(o.Value))
+				}
+			}
+			p.WriteString(")")
+		}
+		p.WriteString(" */ ")
+	}
 	if s.Distinct {
 		p.WriteString("DISTINCT ")
 	}

@@ -6,6 +6,8 @@ import "github.com/eddy-sql/eddy/internal/sqlerr"
 // [GROUP BY exprs] [HAVING cond] [ORDER BY items] [LIMIT n].
 type Select struct {
 	Loc
+	// Hints are the query hints after SELECT (/*+ ... */); nil if none.
+	Hints    []*Hint
 	Distinct bool
 	// Items are the select-list entries; a * or t.* is an item whose Expr
 	// is a *Star.

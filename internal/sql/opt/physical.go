@@ -126,7 +126,7 @@ func (t *translator) translate(r plan.Rel) (int, error) {
 			},
 			Op: &jobgraph.Join{
 				Kind: n.Kind, LeftKeys: n.LeftKeys, RightKeys: n.RightKeys, NullSafe: n.NullSafe, Residual: n.Residual,
-				Left: plan.SchemaOf(n.Left), Right: plan.SchemaOf(n.Right), StateTTL: n.StateTTL,
+				Left: plan.SchemaOf(n.Left), Right: plan.SchemaOf(n.Right), StateTTL: n.StateTTL, SideTTL: n.SideTTL, HasSideTTL: n.HasSideTTL,
 			},
 			Out: out,
 		}), nil

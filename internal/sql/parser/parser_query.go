@@ -128,7 +128,9 @@ func (p *parser) values() *ast.Values {
 // selectCore parses SELECT ... up to HAVING; ORDER BY and LIMIT belong to
 // query.
 func (p *parser) selectCore() *ast.Select {
-	s := &ast.Select{Loc: at(p.next().pos)}
+	kw := p.next()
+	s := &ast.Select{Loc: at(kw.pos)}
+	s.Hints = p.hints(kw)
 	if p.acceptKw("DISTINCT") {
 		s.Distinct = true
 	} else {

@@ -227,6 +227,9 @@ func (p *Planner) planAggregate(s *ast.Select, f *frag, distinct bool) error {
 	if err != nil {
 		return err
 	}
+	if h, ok := p.hintedTTL(in); ok {
+		ttl = h
+	}
 	if setsOf != nil || len(groupingCalls) > 0 {
 		return p.planGroupingSets(f, keyCols, callCols, calls, setsOf, groupingCalls, subst, groupKeys, in, ttl, s.Pos())
 	}

@@ -144,6 +144,17 @@ func (p *Planner) planJoin(j *ast.Join, st *stmt, where []ast.Expr) (*frag, []as
 	if jn.StateTTL, err = p.stateTTL(); err != nil {
 		return nil, nil, err
 	}
+	lt, lok := p.hintedTTL(l.sc)
+	rt, rok := p.hintedTTL(r.sc)
+	if lok || rok {
+		if !lok {
+			lt = jn.StateTTL
+		}
+		if !rok {
+			rt = jn.StateTTL
+		}
+		jn.SideTTL, jn.HasSideTTL = [2]int64{lt, rt}, true
+	}
 	out := ext.cols
 	switch jn.Kind {
 	case jobgraph.LeftJoin:

@@ -69,6 +69,10 @@ type Join struct {
 	NullSafe            []bool
 	Residual            expr.Expr
 	StateTTL            int64
+	// SideTTL overrides StateTTL per side (left, right) when HasSideTTL:
+	// the STATE_TTL hint.
+	SideTTL    [2]int64
+	HasSideTTL bool
 	// Subquery is set for the joins of IN, EXISTS and scalar subqueries.
 	Subquery bool
 	// UID names the operator's state (join/N, numbered in binding order).

@@ -61,6 +61,9 @@ type Planner struct {
 	// allowLimit is set while the next SELECT planned is the outermost
 	// one of a query whose rows go to the client.
 	allowLimit bool
+	// ttlHints are the STATE_TTL hints of the SELECT being planned
+	// (hint_ttl.go).
+	ttlHints *ttlHints
 }
 
 // QueryPlan is a planned query or insert.

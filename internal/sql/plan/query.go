@@ -123,7 +123,7 @@ func (p *Planner) planQuery(q ast.Query, st *stmt) (*frag, error) {
 	}
 	switch n := q.(type) {
 	case *ast.Select:
-		return p.planSelect(n, st)
+		return p.planHintedSelect(n, st)
 	case *ast.Values:
 		return p.planValues(n, st)
 	case *ast.SetOp:
