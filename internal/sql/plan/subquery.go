@@ -127,10 +127,6 @@ func (p *Planner) planInSubquery(f *frag, n *ast.In) error {
 	if err != nil {
 		return err
 	}
-	if n.Not && (!lx.Type().NotNull || !rx.Type().NotNull) {
-		return errAt(n.InPos, sqlerr.Unsupported, "NOT IN with a subquery is supported only when both %s and the subquery's column are NOT NULL yet (NOT IN is never TRUE once the subquery returns a NULL)", ast.Format(n.X)).
-			WithHint("write NOT EXISTS (SELECT ... WHERE col = %s), which ignores NULLs", ast.Format(n.X))
-	}
 	t, ok := expr.CommonType(lx.Type(), rx.Type())
 	if !ok {
 		return errAt(n.InPos, sqlerr.TypeMismatch, "Cannot compare %s of type %s with the subquery's column of type %s", ast.Format(n.X), lx.Type(), rx.Type())
@@ -140,6 +136,9 @@ func (p *Planner) planInSubquery(f *frag, n *ast.In) error {
 	}
 	if rx, err = castKey(rx, t); err != nil {
 		return positioned(err, n.InPos, sqlerr.TypeMismatch)
+	}
+	if n.Not && (!lx.Type().NotNull || !rx.Type().NotNull) {
+		return nullAwareAntiJoin(f, r, lx, t, n.InPos)
 	}
 	return semiJoin(f, r, []expr.Expr{lx}, []expr.Expr{rx}, nil, n.Not, n.InPos)
 }
