@@ -19,10 +19,11 @@ func planSelect(p *plan.Planner, q ast.Query) (*plan.QueryPlan, error) {
 	return opt.Optimize(b)
 }
 
-// planInsert plans INSERT INTO t [(cols)] query (also the insert of CREATE
-// TABLE AS SELECT).
+// planInsert plans the insert of CREATE TABLE AS SELECT into t [(cols)]:
+// the table is the query's own, so its primary key is not checked against
+// the query's upsert key (CTAS has no ON CONFLICT clause).
 func planInsert(p *plan.Planner, t *catalog.Table, cols []*ast.Ident, q ast.Query, pos sqlerr.Pos) (*plan.QueryPlan, error) {
-	return planInsertWith(p, t, cols, q, pos, plan.InsertOptions{})
+	return planInsertWith(p, t, cols, q, pos, plan.InsertOptions{CreateTableAs: true})
 }
 
 // planInsertWith is planInsert with the options of the INSERT (OVERWRITE,

@@ -159,7 +159,7 @@ func (e *Engine) dryRun(stmt ast.Statement) error {
 		if _, isValues := s.Query.(*ast.Values); isValues {
 			return nil
 		}
-		e.run.plan, err = planInsert(p, t, s.Columns, s.Query, s.Query.Pos())
+		e.run.plan, err = planInsertWith(p, t, s.Columns, s.Query, s.Query.Pos(), plan.InsertOptionsOf(s))
 		return err
 	case *ast.StatementSet:
 		var err error

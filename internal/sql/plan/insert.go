@@ -22,6 +22,9 @@ type InsertOptions struct {
 	// OnConflict is the ON CONFLICT strategy, at OnConflictPos.
 	OnConflict    ast.OnConflict
 	OnConflictPos sqlerr.Pos
+	// CreateTableAs is set for the insert of CREATE TABLE AS SELECT,
+	// which is not asked for ON CONFLICT.
+	CreateTableAs bool
 }
 
 // InsertOptionsOf returns the options of an INSERT statement.

@@ -21,7 +21,7 @@ const RequireOnConflictKey = "table.exec.sink.require-on-conflict"
 // and DO ERROR and DO NOTHING need every source table to have a watermark.
 func (p *Planner) bindOnConflict(s *Sink, t *catalog.Table, o InsertOptions) error {
 	s.OnConflict = o.OnConflict
-	s.RequireOnConflict = !strings.EqualFold(strings.TrimSpace(p.Session.Config[RequireOnConflictKey]), "false")
+	s.RequireOnConflict = !o.CreateTableAs && !strings.EqualFold(strings.TrimSpace(p.Session.Config[RequireOnConflictKey]), "false")
 	if o.OnConflict == ast.NoConflictClause {
 		return nil
 	}
