@@ -237,8 +237,14 @@ func (p *Planner) planScalarSubqueries(f *frag, es ...ast.Expr) error {
 		r, err := p.planQuery(sq.Query, f.st)
 		if err != nil {
 			if se, ok := err.(*sqlerr.Error); ok && se.Code == sqlerr.UnknownColumn {
-				return errAt(sq.Pos(), sqlerr.Unsupported, "Correlated scalar subqueries are not supported yet: %s", se.Message).
-					WithHint("join the table and aggregate instead")
+				if done, cerr := p.planCorrelatedScalar(f, sq); done || cerr != nil {
+					if cerr != nil {
+						return cerr
+					}
+					continue
+				}
+				return errAt(sq.Pos(), sqlerr.Unsupported, "This correlated scalar subquery is not supported yet: %s", se.Message).
+					WithHint("Eddy decorrelates SELECT agg(...) FROM t WHERE t.k = outer.k [AND conditions on t]; otherwise join the table and aggregate")
 			}
 			return err
 		}
