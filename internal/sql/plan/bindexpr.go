@@ -127,7 +127,8 @@ func bindExpr(e ast.Expr, sc *scope) (expr.Expr, error) {
 		case "TIME":
 			v, t, err = expr.TimeLiteral(n.Value)
 		default:
-			return nil, errAt(n.Pos(), sqlerr.Unsupported, "%s literals are not supported", n.Type)
+			return nil, errAt(n.Pos(), sqlerr.Unsupported, "%s literals are not supported", n.Type).
+				WithHint("write the value as a string and CAST it, e.g. CAST('...' AS %s)", n.Type)
 		}
 		if err != nil {
 			return nil, positioned(err, n.Pos(), sqlerr.Syntax)
@@ -327,7 +328,8 @@ func bindExpr(e ast.Expr, sc *scope) (expr.Expr, error) {
 	case *ast.Star:
 		return nil, errAt(e.Pos(), sqlerr.Syntax, "'*' is only allowed in the select list or in COUNT(*)")
 	}
-	return nil, errAt(e.Pos(), sqlerr.Unsupported, "Expression %s is not supported yet", ast.Format(e))
+	return nil, errAt(e.Pos(), sqlerr.Unsupported, "Expression %s is not supported yet", ast.Format(e)).
+		WithHint("docs/sql.md lists the supported expressions; compute the value with a built-in or user-defined function instead")
 }
 
 func lit(v types.Value, t types.Type, pos sqlerr.Pos) (expr.Expr, error) {

@@ -96,7 +96,8 @@ func (p *Planner) addCorrelate(f *frag, te ast.TableExpr, left bool) error {
 		}
 		alias, qual = n.Alias, n.Name.Last().Name
 	default:
-		return errAt(te.Pos(), sqlerr.Unsupported, "This FROM clause is not supported yet")
+		return errAt(te.Pos(), sqlerr.Unsupported, "This FROM clause is not supported yet").
+			WithHint("LATERAL TABLE and UNNEST join a table, a view, a subquery or a join in FROM")
 	}
 	cols := make([]column, spec.Columns.Len())
 	for i, c := range spec.Columns.Fields {

@@ -131,7 +131,8 @@ func (p *Planner) planQuery(q ast.Query, st *stmt) (*frag, error) {
 	case *ast.With:
 		return p.planWith(n, st)
 	}
-	return nil, errAt(q.Pos(), sqlerr.Unsupported, "This query is not supported yet")
+	return nil, errAt(q.Pos(), sqlerr.Unsupported, "This query is not supported yet").
+		WithHint("queries are SELECT, VALUES, WITH and set operations of them (docs/sql.md)")
 }
 
 func (p *Planner) planSelect(s *ast.Select, st *stmt) (*frag, error) {
@@ -344,7 +345,8 @@ func (p *Planner) planFrom(te ast.TableExpr, st *stmt) (*frag, error) {
 		f, _, err := p.planJoin(n, st, nil)
 		return f, err
 	}
-	return nil, errAt(te.Pos(), sqlerr.Unsupported, "This FROM clause is not supported yet")
+	return nil, errAt(te.Pos(), sqlerr.Unsupported, "This FROM clause is not supported yet").
+		WithHint("FROM takes tables, views, subqueries, joins, UNNEST, LATERAL TABLE and process table function calls (docs/sql.md)")
 }
 
 func applyAlias(f *frag, a *ast.Alias) error {

@@ -16,7 +16,8 @@ func (p *Planner) planSetOp(n *ast.SetOp, st *stmt) (*frag, error) {
 	allowLimit := p.allowLimit
 	p.allowLimit = false
 	if len(n.OrderBy) > 0 {
-		return nil, errAt(n.OrderBy[0].Pos(), sqlerr.Unsupported, "ORDER BY is not supported yet")
+		return nil, errAt(n.OrderBy[0].Pos(), sqlerr.Unsupported, "ORDER BY on %s is not supported yet", n.Kind).
+			WithHint("remove the ORDER BY of the %s: Eddy does not sort query results yet", n.Kind)
 	}
 	l, err := p.planQuery(n.Left, st)
 	if err != nil {
@@ -165,8 +166,13 @@ func valuesFrag(st *stmt, cols []column, rows [][]types.Value) *frag {
 // GroupAggregate on every column whose HAVING keeps the rows present on
 // both sides (INTERSECT) or only on the left (EXCEPT).
 func (p *Planner) planIntersectExcept(n *ast.SetOp, l, r *frag, cols []column, allowLimit bool) (*frag, error) {
-	if n.Limit != nil || len(n.OrderBy) > 0 {
-		return nil, errAt(n.OpPos, sqlerr.Unsupported, "ORDER BY and LIMIT on %s are not supported yet", n.Kind)
+	if len(n.OrderBy) > 0 {
+		return nil, errAt(n.OrderBy[0].Pos(), sqlerr.Unsupported, "ORDER BY on %s is not supported yet", n.Kind).
+			WithHint("remove the ORDER BY of the %s: Eddy does not sort query results yet", n.Kind)
+	}
+	if n.Limit != nil && !allowLimit {
+		return nil, errAt(n.Limit.Pos(), sqlerr.Unsupported, "LIMIT is supported only on the outermost query that returns rows yet").
+			WithHint("drop the LIMIT, or move the %s to the outermost query", n.Kind)
 	}
 	var ins []Rel
 	named := make([]column, len(cols))
@@ -218,7 +224,11 @@ func (p *Planner) planIntersectExcept(n *ast.SetOp, l, r *frag, cols []column, a
 		sel.Items = append(sel.Items, &ast.SelectItem{Expr: ref(c.name)})
 	}
 	if n.All {
-		return p.planSetOpAll(n, f, sel, cols)
+		f, err := p.planSetOpAll(n, f, sel, cols)
+		if err == nil && n.Limit != nil {
+			err = planLimit(f, n.Limit)
+		}
+		return f, err
 	}
 	if err := p.planAggregate(sel, f, false); err != nil {
 		return nil, err
@@ -237,5 +247,8 @@ func (p *Planner) planIntersectExcept(n *ast.SetOp, l, r *frag, cols []column, a
 	}
 	f.sc = &scope{cols: cols}
 	f.addCalc(Calc{Filter: h, Project: proj})
+	if n.Limit != nil {
+		return f, planLimit(f, n.Limit)
+	}
 	return f, nil
 }
