@@ -147,6 +147,10 @@ var diffFeatures = map[string]string{
 	"UNION":     "SELECT a FROM t1 UNION SELECT a FROM t2",
 	"INTERSECT": "SELECT a FROM t1 INTERSECT SELECT a FROM t2",
 	"EXCEPT":    "SELECT a FROM t1 EXCEPT SELECT a FROM t2",
+	// The multiset forms and NOT IN over nullable columns.
+	"INTERSECT ALL": "SELECT a FROM t1 INTERSECT ALL SELECT a FROM t2",
+	"EXCEPT ALL":    "SELECT a FROM t1 EXCEPT ALL SELECT a FROM t2",
+	"NOT IN":        "SELECT a FROM t1 WHERE a NOT IN (SELECT a FROM t2)",
 }
 
 // gen writes one random query.
@@ -229,7 +233,7 @@ func (g *gen) signature() []typ {
 
 func (g *gen) setOp(sig []typ, depth int) string {
 	ops := []string{"UNION ALL", "UNION ALL"}
-	for _, op := range []string{"UNION", "INTERSECT", "EXCEPT"} {
+	for _, op := range []string{"UNION", "INTERSECT", "EXCEPT", "INTERSECT ALL", "EXCEPT ALL"} {
 		if g.has[op] {
 			ops = append(ops, op)
 		}
@@ -547,8 +551,8 @@ func (g *gen) cmp(sc []col, depth int) string {
 // subqueryCond writes IN (query) or [NOT] EXISTS correlated by an
 // equality with a column of the scope.
 //
-// Eddy supports these only as conditions of WHERE joined by AND, NOT IN
-// only on NOT NULL columns (the generator has none), and EXISTS only
+// Eddy supports these only as conditions of WHERE joined by AND (NOT IN
+// over nullable columns as a null-aware anti join), and EXISTS only
 // correlated by equalities of columns (UNSUPPORTED otherwise). DuckDB
 // rejects subqueries in the ON of an outer join.
 func (g *gen) subqueryCond(sc []col) string {
@@ -563,7 +567,11 @@ func (g *gen) subqueryCond(sc []col) string {
 		if g.chance(40) {
 			q += " WHERE " + g.cond(inner, 0)
 		}
-		return fmt.Sprintf("%s IN (%s)", outer.ref, q)
+		not := ""
+		if g.has["NOT IN"] && g.chance(40) {
+			not = "NOT "
+		}
+		return fmt.Sprintf("%s %sIN (%s)", outer.ref, not, q)
 	}
 	where := c.ref + " = " + outer.ref
 	if g.chance(40) {
