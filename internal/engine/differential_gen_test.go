@@ -160,6 +160,10 @@ type gen struct {
 	ctes    []table
 	// has holds the optional query shapes Eddy runs (see diffFeatures).
 	has map[string]bool
+	// nested is set while a CTE or a FROM subquery is written: no
+	// INTERSECT ALL / EXCEPT ALL there, whose replicated rows a self-join
+	// of a CTE would multiply into minutes of changes.
+	nested bool
 	// used holds the base tables the query reads so far; out is set when
 	// a FROM found none left.
 	used map[string]bool
@@ -203,7 +207,9 @@ func (g *gen) top() string {
 	var with string
 	if g.chance(15) {
 		name := g.alias("w")
+		g.nested = true
 		q, sig := g.query(nil, 1)
+		g.nested = false
 		cols := make([]string, len(sig))
 		for i := range sig {
 			cols[i] = fmt.Sprintf("c%d", i)
@@ -234,7 +240,7 @@ func (g *gen) signature() []typ {
 func (g *gen) setOp(sig []typ, depth int) string {
 	ops := []string{"UNION ALL", "UNION ALL"}
 	for _, op := range []string{"UNION", "INTERSECT", "EXCEPT", "INTERSECT ALL", "EXCEPT ALL"} {
-		if g.has[op] {
+		if g.has[op] && !(g.nested && strings.HasSuffix(op, " ALL")) {
 			ops = append(ops, op)
 		}
 	}
@@ -361,7 +367,10 @@ func (g *gen) from(depth int) (string, []col) {
 // fromItem writes a table, a CTE or a subquery with an alias.
 func (g *gen) fromItem(depth int) (string, []col) {
 	if depth > 0 && g.chance(20) {
+		nested := g.nested
+		g.nested = true
 		q, sig := g.query(nil, depth-1)
+		g.nested = nested
 		a := g.alias("s")
 		sc := make([]col, len(sig))
 		for i, t := range sig {
