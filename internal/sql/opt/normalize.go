@@ -141,6 +141,12 @@ func (x *placer) place(r plan.Rel) (plan.Rel, error) {
 		return n.WithInputs(ins), nil
 	case *plan.PTFCall:
 		return x.placePTF(n)
+	case *plan.WindowTVF:
+		in, err := x.visit(n.In)
+		if err != nil {
+			return nil, err
+		}
+		return n.WithInputs([]plan.Rel{in}), nil
 	case *plan.Limit:
 		in, err := x.visit(n.In)
 		if err != nil {

@@ -44,7 +44,7 @@ func inferTraits(s *plan.Sink) map[plan.Rel]Traits {
 			k = kindsOfMode(n.Mode)
 		case *plan.Values:
 			k = jobgraph.Kinds{Insert: true}
-		case *plan.Calc, *plan.Limit, *plan.Correlate:
+		case *plan.Calc, *plan.Limit, *plan.Correlate, *plan.WindowTVF:
 			k = in[0]
 		case *plan.Aggregate:
 			k = jobgraph.Kinds{Insert: true, UpdateBefore: true, UpdateAfter: true, Delete: updating(in[0])}

@@ -101,6 +101,8 @@ func ChangelogOf(r Rel) Changelog {
 			mode = jobgraph.Retract
 		}
 		return Changelog{Mode: mode, Source: -1}
+	case *WindowTVF:
+		return Changelog{Mode: ChangelogOf(n.In).Mode, Source: -1}
 	case *Limit:
 		return ChangelogOf(n.In)
 	case *Normalize:

@@ -88,6 +88,8 @@ func nodeName(r Rel, optimized bool) string {
 		logical, physical = "LogicalTableFunctionScan", "ProcessTableFunction"
 	case *Correlate:
 		logical, physical = "LogicalCorrelate", "Correlate"
+	case *WindowTVF:
+		logical, physical = "LogicalTableFunctionScan", "WindowTableFunction"
 	case *Limit:
 		logical, physical = "LogicalSort", "Limit"
 	case *Normalize:
@@ -189,6 +191,12 @@ func nodeAttrs(b *Bound, r Rel) []string {
 			kind = "LEFT"
 		}
 		return []string{"invocation=[" + n.Spec.Name + "(" + strings.Join(args, ", ") + ")]", "joinType=[" + kind + "]", "fields=[" + strings.Join(names(n.Cols), ", ") + "]"}
+	case *WindowTVF:
+		a := []string{"window=[" + n.Window.Summary(jobgraph.Windowing{Window: n.Window}, names(n.In.Columns())) + "]"}
+		if n.UID != "" {
+			a = append(a, "uid=["+n.UID+"]")
+		}
+		return append(a, "fields=["+strings.Join(names(n.Cols), ", ")+"]")
 	case *Limit:
 		return []string{fmt.Sprintf("fetch=[%d]", n.N)}
 	case *Normalize:
