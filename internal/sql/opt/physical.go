@@ -148,6 +148,13 @@ func (t *translator) translate(r plan.Rel) (int, error) {
 		return t.addNode(jobgraph.Node{UID: "ptf/" + n.Spec.UID, Inputs: edges, Op: n.Spec, Out: n.Spec.Out}), nil
 	case *plan.Correlate:
 		return t.add("correlate", ins[0], n.Spec, out), nil
+	case *plan.WindowAggregate:
+		return t.addNode(jobgraph.Node{
+			UID:    n.UID,
+			Inputs: []jobgraph.Edge{{From: ins[0], Exchange: jobgraph.Hash, Keys: n.Keys}},
+			Op:     &jobgraph.WindowAggregate{Keys: n.Keys, Calls: n.Calls, Windowing: n.Windowing},
+			Out:    out,
+		}), nil
 	case *plan.WindowTVF:
 		node := jobgraph.Node{UID: fmt.Sprintf("windowtvf/%d", len(t.job.Nodes)), Inputs: []jobgraph.Edge{{From: ins[0]}}, Op: &jobgraph.WindowTVF{Window: n.Window}, Out: out}
 		if n.UID != "" {

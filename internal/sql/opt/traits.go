@@ -56,6 +56,8 @@ func inferTraits(s *plan.Sink) map[plan.Rel]Traits {
 			}
 		case *plan.Union:
 			k = union(in...)
+		case *plan.WindowAggregate:
+			k = jobgraph.Kinds{Insert: true}
 		case *plan.PTFCall:
 			p := n.Spec.Produced
 			k = jobgraph.Kinds{Insert: true, UpdateBefore: p.Contains(types.UpdateBefore), UpdateAfter: p.Contains(types.UpdateAfter), Delete: p.Contains(types.Delete)}

@@ -231,7 +231,7 @@ func (p *Planner) planAggregate(s *ast.Select, f *frag, distinct bool) error {
 		return p.planGroupingSets(f, keyCols, callCols, calls, setsOf, groupingCalls, subst, groupKeys, in, ttl, s.Pos())
 	}
 	out := &scope{cols: append(append([]column(nil), keyCols...), callCols...), subst: subst, grouped: in, groupKeys: groupKeys}
-	f.rel = &Aggregate{In: f.rel, Keys: keys, Calls: calls, StateTTL: ttl, UID: f.st.aggUID(), Cols: plainColumns(out), Pos: s.Pos()}
+	f.rel = windowize(&Aggregate{In: f.rel, Keys: keys, Calls: calls, StateTTL: ttl, UID: f.st.aggUID(), Cols: plainColumns(out), Pos: s.Pos()})
 	f.sc = out
 	return nil
 }
@@ -570,7 +570,7 @@ func (p *Planner) planGroupingSets(f *frag, keyCols, callCols []column, calls []
 			}
 			proj = append(proj, x)
 		}
-		edges = append(edges, &Calc{In: agg, Project: proj, Cols: plainColumns(&scope{cols: outCols})})
+		edges = append(edges, &Calc{In: windowize(agg), Project: proj, Cols: plainColumns(&scope{cols: outCols})})
 	}
 	out := &scope{cols: outCols, subst: subst, grouped: in, groupKeys: groupKeys}
 	if len(edges) == 1 {

@@ -88,6 +88,8 @@ func nodeName(r Rel, optimized bool) string {
 		logical, physical = "LogicalTableFunctionScan", "ProcessTableFunction"
 	case *Correlate:
 		logical, physical = "LogicalCorrelate", "Correlate"
+	case *WindowAggregate:
+		logical, physical = "LogicalWindowAggregate", "WindowAggregate"
 	case *WindowTVF:
 		logical, physical = "LogicalTableFunctionScan", "WindowTableFunction"
 	case *Limit:
@@ -191,6 +193,8 @@ func nodeAttrs(b *Bound, r Rel) []string {
 			kind = "LEFT"
 		}
 		return []string{"invocation=[" + n.Spec.Name + "(" + strings.Join(args, ", ") + ")]", "joinType=[" + kind + "]", "fields=[" + strings.Join(names(n.Cols), ", ") + "]"}
+	case *WindowAggregate:
+		return windowAggAttrs(n)
 	case *WindowTVF:
 		a := []string{"window=[" + n.Window.Summary(jobgraph.Windowing{Window: n.Window}, names(n.In.Columns())) + "]"}
 		if n.UID != "" {
