@@ -114,6 +114,10 @@ func (p *Planner) planAggregate(s *ast.Select, f *frag, distinct bool) error {
 	if err != nil {
 		return err
 	}
+	groupExprs, gw, err := p.takeGroupWindow(groupExprs, setsOf, f)
+	if err != nil {
+		return err
+	}
 	for i, g := range groupExprs {
 		if hasAggregate(g) {
 			return errAt(g.Pos(), sqlerr.InvalidArgument, "Aggregate functions are not allowed in GROUP BY")
@@ -215,6 +219,12 @@ func (p *Planner) planAggregate(s *ast.Select, f *frag, distinct bool) error {
 		u, _, _ := userAggOf(noRetract)
 		return errAt(noRetract.Pos(), sqlerr.Unsupported, "Function '%s' ('%s') cannot aggregate an updating input: it has no Retract", u.name, u.id).
 			WithHint("implement Retract in the function, or aggregate an insert-only table")
+	}
+	if gw != nil {
+		if len(groupingCalls) > 0 {
+			return errAt(groupingCalls[0].Pos(), sqlerr.Unsupported, "GROUPING() with a group window function is not supported yet")
+		}
+		return p.planGroupWindow(f, gw, pre, preCols, keyCols, callCols, calls, subst, groupKeys, in, s.Pos())
 	}
 	// Pre-projection: keys, then arguments and filters.
 	f.sc = &scope{cols: preCols}

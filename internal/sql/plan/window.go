@@ -195,29 +195,10 @@ func (p *Planner) planWindowTVF(tf *ast.TableFunc, kind jobgraph.WindowKind, st 
 
 	// The intervals.
 	dur := func(param string, positive bool) (int64, error) {
-		a := args[param]
-		if a == nil {
-			return 0, nil
+		if a := args[param]; a != nil {
+			return windowInterval(a.Value, param, name, sig, positive)
 		}
-		x, err := bindExpr(a.Value, &scope{})
-		if err != nil {
-			return 0, err
-		}
-		if x.Type().ID != types.TypeIntervalDayTime {
-			return 0, errAt(a.Value.Pos(), sqlerr.TypeMismatch, "The %s of %s must be a day-time interval such as INTERVAL '10' SECOND, but %s has type %s. Was expecting %s", param, name, ast.Format(a.Value), x.Type(), sig)
-		}
-		v, err := x.Eval(nil)
-		if err != nil || v.IsNull() {
-			return 0, errAt(a.Value.Pos(), sqlerr.InvalidArgument, "The %s of %s must be a constant interval", param, name)
-		}
-		n := v.Int()
-		if positive && n <= 0 {
-			return 0, errAt(a.Value.Pos(), sqlerr.InvalidArgument, "%s of %s must be positive, but is %s", param, name, ast.Format(a.Value))
-		}
-		if n%int64(time.Millisecond) != 0 {
-			return 0, errAt(a.Value.Pos(), sqlerr.InvalidArgument, "%s of %s must be a whole number of milliseconds, but is %s", param, name, ast.Format(a.Value))
-		}
-		return n, nil
+		return 0, nil
 	}
 	if w.Size, err = dur("SIZE", true); err != nil {
 		return nil, err
@@ -289,4 +270,29 @@ func containsFold(list []string, s string) bool {
 		}
 	}
 	return false
+}
+
+// windowInterval binds a size, slide, step, gap or offset of a window: a
+// constant day-time interval of whole milliseconds (positive unless it is
+// an offset); it returns nanoseconds.
+func windowInterval(e ast.Expr, param, name, sig string, positive bool) (int64, error) {
+	x, err := bindExpr(e, &scope{})
+	if err != nil {
+		return 0, err
+	}
+	if x.Type().ID != types.TypeIntervalDayTime {
+		return 0, errAt(e.Pos(), sqlerr.TypeMismatch, "The %s of %s must be a day-time interval such as INTERVAL '10' SECOND, but %s has type %s. Was expecting %s", param, name, ast.Format(e), x.Type(), sig)
+	}
+	v, err := x.Eval(nil)
+	if err != nil || v.IsNull() {
+		return 0, errAt(e.Pos(), sqlerr.InvalidArgument, "The %s of %s must be a constant interval", param, name)
+	}
+	n := v.Int()
+	if positive && n <= 0 {
+		return 0, errAt(e.Pos(), sqlerr.InvalidArgument, "The %s of %s must be positive, but is %s", param, name, ast.Format(e))
+	}
+	if n%int64(time.Millisecond) != 0 {
+		return 0, errAt(e.Pos(), sqlerr.InvalidArgument, "The %s of %s must be a whole number of milliseconds, but is %s", param, name, ast.Format(e))
+	}
+	return n, nil
 }
