@@ -59,6 +59,9 @@ func calcColumns(in []Column, project []expr.Expr, sc *scope) []Column {
 			if j, ok := expr.ColumnOf(project[i]); ok && j < len(in) && in[j].Type.Same(c.typ) {
 				cols[i].Time = in[j].Time
 			}
+			if isProcTime(project[i]) {
+				cols[i].Time = ProcTime
+			}
 		}
 	}
 	return cols
