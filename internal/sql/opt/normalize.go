@@ -150,6 +150,14 @@ func (x *placer) place(r plan.Rel) (plan.Rel, error) {
 			return nil, err
 		}
 		return n.WithInputs(ins), nil
+	case *plan.WindowJoin:
+		ins, err := x.retractInputs(n.Inputs(), func() error {
+			return errAt(n.Pos, sqlerr.Unsupported, "Joining the upsert output of a table function is not supported yet")
+		})
+		if err != nil {
+			return nil, err
+		}
+		return n.WithInputs(ins), nil
 	case *plan.WindowTVF:
 		in, err := x.visit(n.In)
 		if err != nil {

@@ -155,6 +155,20 @@ func (t *translator) translate(r plan.Rel) (int, error) {
 			Op:     &jobgraph.WindowAggregate{Keys: n.Keys, Calls: n.Calls, Windowing: n.Windowing},
 			Out:    out,
 		}), nil
+	case *plan.WindowJoin:
+		return t.addNode(jobgraph.Node{
+			UID: n.UID,
+			Inputs: []jobgraph.Edge{
+				{From: ins[0], Exchange: jobgraph.Hash, Keys: n.LeftKeys},
+				{From: ins[1], Exchange: jobgraph.Hash, Keys: n.RightKeys},
+			},
+			Op: &jobgraph.WindowJoin{
+				Kind: n.Kind, Window: n.Window, LeftStart: n.LeftStart, LeftEnd: n.LeftEnd, RightStart: n.RightStart, RightEnd: n.RightEnd,
+				LeftKeys: n.LeftKeys, RightKeys: n.RightKeys, NullSafe: n.NullSafe, Residual: n.Residual,
+				Left: plan.SchemaOf(n.Left), Right: plan.SchemaOf(n.Right),
+			},
+			Out: out,
+		}), nil
 	case *plan.WindowTVF:
 		node := jobgraph.Node{UID: fmt.Sprintf("windowtvf/%d", len(t.job.Nodes)), Inputs: []jobgraph.Edge{{From: ins[0]}}, Op: &jobgraph.WindowTVF{Window: n.Window}, Out: out}
 		if n.UID != "" {

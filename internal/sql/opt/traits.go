@@ -56,7 +56,7 @@ func inferTraits(s *plan.Sink) map[plan.Rel]Traits {
 			}
 		case *plan.Union:
 			k = union(in...)
-		case *plan.WindowAggregate:
+		case *plan.WindowAggregate, *plan.WindowJoin:
 			k = jobgraph.Kinds{Insert: true}
 		case *plan.PTFCall:
 			p := n.Spec.Produced

@@ -108,6 +108,8 @@ func ChangelogOf(r Rel) Changelog {
 		}
 		k := len(n.Cols)
 		return Changelog{Mode: jobgraph.Append, Key: append(key, k-3, k-2), Source: -1}
+	case *WindowJoin:
+		return Changelog{Mode: jobgraph.Append, Source: -1}
 	case *WindowTVF:
 		return Changelog{Mode: ChangelogOf(n.In).Mode, Source: -1}
 	case *Limit:

@@ -90,6 +90,8 @@ func nodeName(r Rel, optimized bool) string {
 		logical, physical = "LogicalCorrelate", "Correlate"
 	case *WindowAggregate:
 		logical, physical = "LogicalWindowAggregate", "WindowAggregate"
+	case *WindowJoin:
+		logical, physical = "LogicalWindowJoin", "WindowJoin"
 	case *WindowTVF:
 		logical, physical = "LogicalTableFunctionScan", "WindowTableFunction"
 	case *Limit:
@@ -195,6 +197,8 @@ func nodeAttrs(b *Bound, r Rel) []string {
 		return []string{"invocation=[" + n.Spec.Name + "(" + strings.Join(args, ", ") + ")]", "joinType=[" + kind + "]", "fields=[" + strings.Join(names(n.Cols), ", ") + "]"}
 	case *WindowAggregate:
 		return windowAggAttrs(n)
+	case *WindowJoin:
+		return windowJoinAttrs(n)
 	case *WindowTVF:
 		a := []string{"window=[" + n.Window.Summary(jobgraph.Windowing{Window: n.Window}, names(n.In.Columns())) + "]"}
 		if n.UID != "" {

@@ -78,6 +78,20 @@ func windowCols(r Rel) map[int]winCol {
 			k - 2: {src: n, role: winEnd, w: n.Windowing.Window, time: t, typ: typ},
 			k - 1: {src: n, role: winTime, w: n.Windowing.Window, time: t, typ: typ},
 		}
+	case *WindowJoin:
+		out := map[int]winCol{}
+		if n.Kind != jobgraph.RightJoin && n.Kind != jobgraph.FullJoin {
+			for i, c := range windowCols(n.Left) {
+				out[i] = winCol{src: n, role: c.role, w: n.Window, time: c.time, typ: c.typ}
+			}
+		}
+		if n.Kind == jobgraph.InnerJoin || n.Kind == jobgraph.RightJoin {
+			k := len(n.Left.Columns())
+			for i, c := range windowCols(n.Right) {
+				out[k+i] = winCol{src: n, role: c.role, w: n.Window, time: c.time, typ: c.typ}
+			}
+		}
+		return out
 	case *Calc:
 		in := windowCols(n.In)
 		if len(in) == 0 || n.Project == nil {
@@ -199,4 +213,111 @@ func windowAggAttrs(n *WindowAggregate) []string {
 	sel = append(sel, "start('w$) AS "+n.Cols[k-3].Name, "end('w$) AS "+n.Cols[k-2].Name, timeFn+"('w$) AS "+n.Cols[k-1].Name)
 	return []string{"groupBy=[" + strings.Join(pick(in, n.Keys), ", ") + "]", "window=[" + n.Windowing.Window.Summary(n.Windowing, in) + "]",
 		"select=[" + strings.Join(sel, ", ") + "]", "uid=[" + n.UID + "]"}
+}
+
+// WindowJoin joins two windowed inputs on their windows (equal
+// window_start and window_end) and the equi-join keys (reference §3.6):
+// each window's rows are joined when it fires, outer sides padded, and
+// its state is dropped. Its output is both rows, insert-only.
+type WindowJoin struct {
+	Left, Right Rel
+	Kind        jobgraph.JoinKind
+	// Window is both sides' windowing.
+	Window                                   jobgraph.Window
+	LeftStart, LeftEnd, RightStart, RightEnd int
+	LeftKeys, RightKeys                      []int
+	NullSafe                                 []bool
+	Residual                                 expr.Expr
+	// UID names the operator's state (join/N, numbered with the joins).
+	UID  string
+	Cols []Column
+	Pos  sqlerr.Pos
+}
+
+// Inputs implements Rel.
+func (n *WindowJoin) Inputs() []Rel { return []Rel{n.Left, n.Right} }
+
+// Columns implements Rel.
+func (n *WindowJoin) Columns() []Column { return n.Cols }
+
+// WithInputs implements Rel.
+func (n *WindowJoin) WithInputs(in []Rel) Rel { c := *n; c.Left, c.Right = in[0], in[1]; return &c }
+
+// sameWindows reports whether two windowings assign the same windows.
+func sameWindows(a, b jobgraph.Window) bool {
+	return a.Kind == b.Kind && a.Size == b.Size && a.Slide == b.Slide && a.Step == b.Step && a.Offset == b.Offset &&
+		a.Gap == b.Gap && a.ProcTime() == b.ProcTime() && a.TimeZone == b.TimeZone
+}
+
+// windowJoin turns a join whose keys pair window_start and window_end of
+// two windowed, insert-only inputs with the same (not SESSION) windows
+// into a window join; it returns jn when they do not.
+func windowJoin(jn *Join) Rel {
+	switch jn.Kind {
+	case jobgraph.InnerJoin, jobgraph.LeftJoin, jobgraph.RightJoin, jobgraph.FullJoin:
+	default:
+		return jn
+	}
+	lw, rw := windowCols(jn.Left), windowCols(jn.Right)
+	if len(lw) == 0 || len(rw) == 0 || ChangelogOf(jn.Left).Mode != jobgraph.Append || ChangelogOf(jn.Right).Mode != jobgraph.Append {
+		return jn
+	}
+	ls, le, rs, re := -1, -1, -1, -1
+	var lsrc, rsrc winCol
+	var lk, rk []int
+	var ns []bool
+	for i := range jn.LeftKeys {
+		l, lok := lw[jn.LeftKeys[i]]
+		r, rok := rw[jn.RightKeys[i]]
+		if lok && rok && l.role == r.role && (ls < 0 || l.src == lsrc.src) && (rs < 0 || r.src == rsrc.src) {
+			switch {
+			case l.role == winStart && ls < 0:
+				ls, rs, lsrc, rsrc = jn.LeftKeys[i], jn.RightKeys[i], l, r
+				continue
+			case l.role == winEnd && le < 0:
+				le, re, lsrc, rsrc = jn.LeftKeys[i], jn.RightKeys[i], l, r
+				continue
+			}
+		}
+		lk, rk = append(lk, jn.LeftKeys[i]), append(rk, jn.RightKeys[i])
+		ns = append(ns, i < len(jn.NullSafe) && jn.NullSafe[i])
+	}
+	if ls < 0 || le < 0 || lw[ls].src != lw[le].src || rw[rs].src != rw[re].src ||
+		!sameWindows(lsrc.w, rsrc.w) || lsrc.w.Kind == jobgraph.Session {
+		return jn
+	}
+	w := lsrc.w
+	if !w.ProcTime() {
+		w.TimeColumn = ls // attached: only says event time
+	}
+	return &WindowJoin{
+		Left: jn.Left, Right: jn.Right, Kind: jn.Kind, Window: w,
+		LeftStart: ls, LeftEnd: le, RightStart: rs, RightEnd: re,
+		LeftKeys: lk, RightKeys: rk, NullSafe: ns, Residual: jn.Residual,
+		UID: jn.UID, Cols: jn.Cols, Pos: jn.Pos,
+	}
+}
+
+// windowJoinAttrs renders a window join for EXPLAIN.
+func windowJoinAttrs(n *WindowJoin) []string {
+	l, r := names(n.Left.Columns()), names(n.Right.Columns())
+	var cond []string
+	for i := range n.LeftKeys {
+		eq := "="
+		if i < len(n.NullSafe) && n.NullSafe[i] {
+			eq = "IS NOT DISTINCT FROM"
+		}
+		cond = append(cond, l[n.LeftKeys[i]]+" "+eq+" "+r[n.RightKeys[i]])
+	}
+	if n.Residual != nil {
+		cond = append(cond, n.Residual.String())
+	}
+	where := strings.Join(cond, " AND ")
+	if where == "" {
+		where = "true"
+	}
+	lw := jobgraph.Windowing{Window: n.Window, Attached: true, WindowStart: n.LeftStart, WindowEnd: n.LeftEnd}
+	rw := jobgraph.Windowing{Window: n.Window, Attached: true, WindowStart: n.RightStart, WindowEnd: n.RightEnd}
+	return []string{"leftWindow=[" + n.Window.Summary(lw, l) + "]", "rightWindow=[" + n.Window.Summary(rw, r) + "]",
+		"joinType=[" + n.Kind.String() + "]", "where=[" + where + "]", "select=[" + strings.Join(names(n.Cols), ", ") + "]", "uid=[" + n.UID + "]"}
 }
