@@ -174,7 +174,7 @@ func (p *Planner) planWindowTVF(tf *ast.TableFunc, kind jobgraph.WindowKind, st 
 	tcol := cols[tc]
 	if tcol.Time == NotTime {
 		return nil, errAt(d.Columns[0].Pos(), sqlerr.InvalidArgument, "The window function %s requires the timecol is a time attribute type, but is %s.", sig, tcol.Type).
-			WithHint("declare a WATERMARK FOR %s on the table, or use a PROCTIME() column", tcol.Name)
+			WithHint("window on a TIMESTAMP(3) or TIMESTAMP_LTZ(3) column with a WATERMARK, or on a PROCTIME() column")
 	}
 	w.TimeColumn = tc
 	if tcol.Time == ProcTime {
