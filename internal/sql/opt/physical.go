@@ -152,7 +152,7 @@ func (t *translator) translate(r plan.Rel) (int, error) {
 		return t.addNode(jobgraph.Node{
 			UID:    n.UID,
 			Inputs: []jobgraph.Edge{{From: ins[0], Exchange: jobgraph.Hash, Keys: n.Keys}},
-			Op:     &jobgraph.WindowAggregate{Keys: n.Keys, Calls: n.Calls, Windowing: n.Windowing},
+			Op:     &jobgraph.WindowAggregate{Keys: n.Keys, Calls: insertOnlyCalls(n.Calls, n.In), Windowing: n.Windowing},
 			Out:    out,
 		}), nil
 	case *plan.WindowJoin:
@@ -197,4 +197,18 @@ func (t *translator) translate(r plan.Rel) (int, error) {
 		}), nil
 	}
 	return 0, fmt.Errorf("internal: no operator for plan node %T", r)
+}
+
+// insertOnlyCalls marks the calls of a window aggregate over an insert-only
+// input (MIN and MAX then keep only the extreme value).
+func insertOnlyCalls(calls []jobgraph.AggCall, in plan.Rel) []jobgraph.AggCall {
+	if plan.ChangelogOf(in).Mode != jobgraph.Append {
+		return calls
+	}
+	out := make([]jobgraph.AggCall, len(calls))
+	for i, c := range calls {
+		c.InsertOnly = true
+		out[i] = c
+	}
+	return out
 }
