@@ -150,7 +150,8 @@ func argType(e ast.Expr, sc *scope) string {
 
 // auxiliary returns the texts of the auxiliary calls of the group window
 // (their arguments are the window's), by the window column they read:
-// start, end, time.
+// start, end, time (_ROWTIME of an event-time window, _PROCTIME of a
+// processing-time one).
 func (gw *groupWindow) auxiliary() [3][]string {
 	name := strings.ToUpper(gw.call.Name.Last().Name)
 	text := func(suffix string) string {
@@ -158,7 +159,11 @@ func (gw *groupWindow) auxiliary() [3][]string {
 		c.Name = &ast.ObjectName{Parts: []*ast.Ident{{Name: name + suffix}}}
 		return ast.Format(&c)
 	}
-	return [3][]string{{text("_START")}, {text("_END")}, {text("_ROWTIME"), text("_PROCTIME")}}
+	timeFn := "_ROWTIME"
+	if gw.timeKind == ProcTime {
+		timeFn = "_PROCTIME"
+	}
+	return [3][]string{{text("_START")}, {text("_END")}, {text(timeFn)}}
 }
 
 // planGroupWindow finishes planAggregate for a group window: the time
