@@ -150,3 +150,28 @@ func TestWindowResume(t *testing.T) {
 		{"a", "2", "2026-08-01 09:00:11.000"},
 	}, datagenExec(t, e, `SELECT * FROM counts`))
 }
+
+// TestWindowProcTime: a TUMBLE over PROCTIME() runs on the engine's clock:
+// rows take the clock's time when they arrive, and the window fires when
+// the clock passes its end.
+func TestWindowProcTime(t *testing.T) {
+	e, clock := datagenEngine(t, "") // 2026-03-01 12:00:00 UTC
+	datagenExec(t, e,
+		`CREATE TABLE ev (k STRING)`,
+		`CREATE VIEW pev AS SELECT *, PROCTIME() AS pt FROM ev`,
+		`CREATE TABLE counts (k STRING, n BIGINT, ws TIMESTAMP(3), we TIMESTAMP(3))`,
+		`INSERT INTO ev VALUES ('a'), ('b'), ('a')`)
+	out, err := e.Run(t.Context(), `INSERT INTO counts SELECT k, COUNT(*), window_start, window_end FROM TABLE(TUMBLE(TABLE pev, DESCRIPTOR(pt), INTERVAL '1' MINUTE)) GROUP BY k, window_start, window_end`,
+		engine.RunOptions{JobID: "proc"})
+	require.NoError(t, err)
+	t.Cleanup(func() { out.Job.Cancel(); _ = out.Job.Wait() })
+	require.NoError(t, out.Job.Sync(t.Context()))
+	require.Empty(t, datagenExec(t, e, `SELECT * FROM counts`), "the window [12:00, 12:01) is open")
+	clock.advance(time.Minute)
+	require.NoError(t, out.Job.Sync(t.Context()))
+	require.NoError(t, out.Job.Checkpoint(t.Context()))
+	require.Equal(t, [][]string{
+		{"a", "2", "2026-03-01 12:00:00.000", "2026-03-01 12:01:00.000"},
+		{"b", "1", "2026-03-01 12:00:00.000", "2026-03-01 12:01:00.000"},
+	}, datagenExec(t, e, `SELECT * FROM counts`))
+}
