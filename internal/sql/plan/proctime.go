@@ -1,6 +1,9 @@
 package plan
 
 import (
+	"strings"
+
+	"github.com/eddy-sql/eddy/internal/catalog"
 	"github.com/eddy-sql/eddy/internal/expr"
 	"github.com/eddy-sql/eddy/internal/sql/ast"
 	"github.com/eddy-sql/eddy/internal/sqlerr"
@@ -40,4 +43,15 @@ func bindProcTime(n *ast.FuncCall, env expr.Env) (expr.Expr, error) {
 func isProcTime(x expr.Expr) bool {
 	_, ok := x.(procTimeExpr)
 	return ok
+}
+
+// isProcTimeColumn reports whether the table's column name is a computed
+// column `name AS PROCTIME()`: a processing-time attribute when scanned.
+func isProcTimeColumn(t *catalog.Table, name string) bool {
+	for _, c := range t.Columns {
+		if c.Name == name {
+			return c.Kind == catalog.Computed && strings.EqualFold(strings.ReplaceAll(c.Expr, " ", ""), "PROCTIME()")
+		}
+	}
+	return false
 }

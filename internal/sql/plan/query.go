@@ -324,6 +324,9 @@ func (p *Planner) planFrom(te ast.TableExpr, st *stmt) (*frag, error) {
 			if in.Watermark != nil && in.Watermark.Column == k {
 				c.Time = RowTime
 			}
+			if isProcTimeColumn(t, fl.Name) {
+				c.Time = ProcTime
+			}
 			scan.Cols = append(scan.Cols, c)
 		}
 		f := &frag{st: st, rel: scan, sc: scopeOf(in.Schema, qual)}

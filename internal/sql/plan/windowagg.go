@@ -290,11 +290,25 @@ func windowJoin(jn *Join) Rel {
 	if !w.ProcTime() {
 		w.TimeColumn = ls // attached: only says event time
 	}
+	// The sides' window_time columns stay time attributes (Flink's window
+	// join keeps them).
+	cols := slices.Clone(jn.Cols)
+	nl := len(jn.Left.Columns())
+	for i, c := range lw {
+		if c.role == winTime && cols[i].Type.Same(c.typ) {
+			cols[i].Time = c.time
+		}
+	}
+	for i, c := range rw {
+		if c.role == winTime && cols[nl+i].Type.Same(c.typ) {
+			cols[nl+i].Time = c.time
+		}
+	}
 	return &WindowJoin{
 		Left: jn.Left, Right: jn.Right, Kind: jn.Kind, Window: w,
 		LeftStart: ls, LeftEnd: le, RightStart: rs, RightEnd: re,
 		LeftKeys: lk, RightKeys: rk, NullSafe: ns, Residual: jn.Residual,
-		UID: jn.UID, Cols: jn.Cols, Pos: jn.Pos,
+		UID: jn.UID, Cols: cols, Pos: jn.Pos,
 	}
 }
 
