@@ -173,7 +173,6 @@ func (e *Environment) functionName(ctx context.Context, def *ptf.Definition) (st
 	return name, nil
 }
 
-
 // From starts a pipeline from a table (a path such as "orders" or
 // "examples.marketplace.clicks").
 func (e *Environment) From(path string) *Table { return &Table{env: e, from: path} }
