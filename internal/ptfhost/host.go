@@ -80,8 +80,9 @@ type Host struct {
 	be    *state.Memory
 	clock *runtime.ManualClock
 	fh    *runtime.FunctionHost
-	// Emit receives every output row, as the runtime emits it.
-	Emit func(types.Row)
+	// Emit receives every output row, as the runtime emits it; an error
+	// fails the call that emitted the row.
+	Emit func(types.Row) error
 	// OnCollect sees every row the function collected.
 	OnCollect func(kind types.RowKind, vals []types.Value)
 	// OnTimer sees every timer as it fires.
@@ -122,7 +123,7 @@ func (h *Host) open() error {
 	spec.StateTTL = int64(h.call.StateTTL)
 	fh, err := runtime.NewFunctionHost(spec, "ptftest", h.be, h.clock, func(r types.Row) error {
 		if h.Emit != nil {
-			h.Emit(r)
+			return h.Emit(r)
 		}
 		return nil
 	})

@@ -23,6 +23,8 @@ type config struct {
 	ttl      time.Duration
 	required ptf.ChangelogMode
 	name     string
+	// positional are scalar arguments by position (Args).
+	positional []types.Value
 }
 
 // TableOption configures a table argument.
@@ -119,6 +121,14 @@ func parseOrderItem(item string) (ptfhost.OrderSpec, error) {
 	return o, nil
 }
 
+// Args sets the scalar arguments by position: the function's scalar
+// arguments in declaration order, as a positional SQL call passes them
+// after its tables (f(TABLE t PARTITION BY k, 3)). A NULL (types.Value{})
+// leaves one out, as SQL's DEFAULT: an optional argument is then NULL.
+func Args(vals ...types.Value) Option {
+	return func(c *config) error { c.positional = vals; return nil }
+}
+
 // Arg sets a scalar argument.
 func Arg(name string, v types.Value) Option {
 	return func(c *config) error { c.scalars[name] = v; return nil }
@@ -173,6 +183,12 @@ type Harness struct {
 	collected []Collected
 	fired     []Timer
 	inputs    map[string]int
+	// wms are the watermarks of the tables; next and nextArg the harness
+	// fed by this one (Feed).
+	wms     map[int]time.Time
+	fed     time.Time
+	next    *Harness
+	nextArg string
 }
 
 // New plans the call with the same validation as SQL and returns a harness.
@@ -186,7 +202,10 @@ func New(def *ptf.Definition, opts ...Option) (*Harness, error) {
 	if err := def.Validate(); err != nil {
 		return nil, err
 	}
-	h := &Harness{def: def, cfg: c, inputs: map[string]int{}}
+	if err := c.bindPositional(def); err != nil {
+		return nil, err
+	}
+	h := &Harness{def: def, cfg: c, inputs: map[string]int{}, wms: map[int]time.Time{}}
 	for i, t := range c.tables {
 		if !isTableArg(def, t.Arg) {
 			return nil, fmt.Errorf("table %s: the function has no table argument named %q", t.Arg, t.Arg)
@@ -201,7 +220,7 @@ func New(def *ptf.Definition, opts ...Option) (*Harness, error) {
 	if err != nil {
 		return nil, err
 	}
-	host.Emit = func(r types.Row) { h.out = append(h.out, r) }
+	host.Emit = h.emit
 	host.OnCollect = func(k types.RowKind, v []types.Value) {
 		h.collected = append(h.collected, Collected{Kind: k, Values: append([]types.Value(nil), v...)})
 	}
@@ -255,8 +274,9 @@ func (h *Harness) Watermark(t time.Time) error {
 		if err := h.host.Watermark(i, t); err != nil {
 			return err
 		}
+		h.wms[i] = t
 	}
-	return nil
+	return h.forwardWatermark()
 }
 
 // TableWatermark advances the watermark of one table; the function's
@@ -266,14 +286,37 @@ func (h *Harness) TableWatermark(arg string, t time.Time) error {
 	if !ok {
 		return fmt.Errorf("unknown table argument %q", arg)
 	}
-	return h.host.Watermark(i, t)
+	if err := h.host.Watermark(i, t); err != nil {
+		return err
+	}
+	h.wms[i] = t
+	return h.forwardWatermark()
 }
 
-// End sends the maximum watermark, as the end of a bounded input does.
-func (h *Harness) End() error { return h.host.End() }
+// End sends the maximum watermark, as the end of a bounded input does. A
+// harness fed by this one (Feed) ends too.
+func (h *Harness) End() error {
+	if err := h.host.End(); err != nil {
+		return err
+	}
+	if h.next != nil {
+		return h.next.End()
+	}
+	return nil
+}
 
 // AdvanceTime moves processing time forward (state TTL).
 func (h *Harness) AdvanceTime(d time.Duration) { h.host.Advance(d) }
+
+// SetProcessingTime sets processing time to t, as Flink's harnesses'
+// setProcessingTime; it cannot go back.
+func (h *Harness) SetProcessingTime(t time.Time) error {
+	if t.Before(h.host.Now()) {
+		return fmt.Errorf("processing time cannot go back from %s to %s", h.host.Now().Format(time.RFC3339Nano), t.Format(time.RFC3339Nano))
+	}
+	h.host.Advance(t.Sub(h.host.Now()))
+	return nil
+}
 
 // Now returns the current processing time.
 func (h *Harness) Now() time.Time { return h.host.Now() }
@@ -349,6 +392,7 @@ func (h *Harness) Snapshot() ([]byte, error) {
 // Restore replaces the function's state and timers with a snapshot, as a
 // restart from a checkpoint does (watermarks start again from none).
 func (h *Harness) Restore(snap []byte) error {
+	h.wms, h.fed = map[int]time.Time{}, time.Time{}
 	return h.host.Restore(snap)
 }
 
