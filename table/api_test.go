@@ -320,3 +320,35 @@ func TestStatementSet(t *testing.T) {
 	}
 	require.ElementsMatch(t, []string{res.Statements()[0].Name(), res.Statements()[1].Name()}, names)
 }
+
+// As renames columns, so that a self-join's sides differ.
+func TestRenameAndSelfJoin(t *testing.T) {
+	env := newEnv(t)
+	run(t, env, "CREATE TABLE edges (src INT, dst INT)", "INSERT INTO edges VALUES (1, 2), (2, 3)")
+	e := env.From("edges")
+	paths := e.Join(e.As("src2", "dst2"), table.Col("dst").Eq(table.Col("src2"))).Select(table.Col("src"), table.Col("dst2"))
+	_, rows := collect(t, paths)
+	require.Equal(t, []string{"+I [1 3]"}, rows)
+	_, err := e.As("a").Execute(context.Background())
+	require.Error(t, err)
+}
+
+// CreateFunction binds a registered definition permanently; Process then
+// calls it by that name. An unregistered definition is refused, and a
+// generated binding does not take a name bound to another function.
+func TestCreateFunction(t *testing.T) {
+	ctx := context.Background()
+	env := newEnv(t, table.WithFunctions(map[string]*ptf.Definition{"test.Once": once}))
+	require.NoError(t, env.CreateFunction(ctx, "RunOnce", once))
+	require.Equal(t, "SELECT * FROM RunOnce(n => 1)", sqlOf(t, env.FromCall(once, table.Lit(1).AsArgument("n"))))
+	_, rows := rowsOf(t, env, "SHOW USER FUNCTIONS")
+	require.Equal(t, []string{"+I [RunOnce test.Once <NULL>]"}, rows)
+
+	other := &ptf.Definition{Args: once.Args, Output: once.Output, Eval: once.Eval}
+	require.ErrorContains(t, env.CreateFunction(ctx, "Other", other), "the definition is not registered")
+	// A function named Median exists already, for another id.
+	run(t, env, "CREATE TEMPORARY FUNCTION Median AS 'examples.PassThroughEnrich'")
+	setup(t, env)
+	q := sqlOf(t, env.From("temperature_readings").PartitionBy("sensor_id").Process(examples.Median, table.Lit(3)))
+	require.Equal(t, "SELECT * FROM Median_1(TABLE temperature_readings PARTITION BY (sensor_id), 3)", q)
+}

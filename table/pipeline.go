@@ -214,6 +214,24 @@ func (t *Table) Filter(cond Expr) *Table {
 // Where is Filter.
 func (t *Table) Where(cond Expr) *Table { return t.Filter(cond) }
 
+// As renames the columns, Flink's as("a", "b"): one name per column.
+func (t *Table) As(cols ...string) *Table {
+	return t.derive(func(r *renderer) (string, error) {
+		from, err := t.relSQL(r)
+		if err != nil {
+			return "", err
+		}
+		if t.query == nil {
+			from += " AS " + r.alias()
+		}
+		q := make([]string, len(cols))
+		for i, c := range cols {
+			q[i] = ast.QuoteIdent(c)
+		}
+		return "SELECT * FROM " + from + "(" + strings.Join(q, ", ") + ")", nil
+	})
+}
+
 // Distinct removes duplicate rows.
 func (t *Table) Distinct() *Table {
 	return t.derive(func(r *renderer) (string, error) {

@@ -87,9 +87,10 @@ func (h *StatementHandle) Name() string { return h.name }
 
 func (h *StatementHandle) client() *client.Client { return h.env.sess.Client() }
 
-// Describe returns the statement as the statements API shows it: its SQL,
-// phase, detail and traits.
-func (h *StatementHandle) Describe(ctx context.Context) (*v1.Statement, error) {
+// Statement returns the statement as the statements API shows it (its
+// SQL, phase, detail and traits), as deploy.Handle.Statement does for a
+// server's statements.
+func (h *StatementHandle) Statement(ctx context.Context) (*v1.Statement, error) {
 	st, err := h.client().GetStatement(ctx, h.name)
 	if err != nil {
 		return nil, fmt.Errorf("statement %s: %w", h.name, err)
@@ -99,7 +100,7 @@ func (h *StatementHandle) Describe(ctx context.Context) (*v1.Statement, error) {
 
 // Phase returns the statement's phase (RUNNING, STOPPED, ...).
 func (h *StatementHandle) Phase(ctx context.Context) (v1.Phase, error) {
-	st, err := h.Describe(ctx)
+	st, err := h.Statement(ctx)
 	if err != nil {
 		return "", err
 	}

@@ -142,16 +142,10 @@ func (e *Environment) functionName(ctx context.Context, def *ptf.Definition) (st
 	if name, ok := e.bound[def]; ok {
 		return name, nil
 	}
-	id := ""
-	for _, known := range e.reg.IDs() {
-		if d, _ := e.reg.Lookup(known); d == def {
-			id = known
-			break
-		}
-	}
+	props := e.eng.SessionProperties()
+	cat, db := props["sql.current-catalog"], props["sql.current-database"]
+	id := e.registryID(def)
 	if id != "" {
-		props := e.eng.SessionProperties()
-		cat, db := props["sql.current-catalog"], props["sql.current-database"]
 		for _, n := range e.eng.Catalog().Functions(cat, db) {
 			if f, ok := e.eng.Catalog().Function(cat, db, n); ok && f.ID == id && !f.Temporary {
 				e.bound[def] = n
@@ -159,18 +153,81 @@ func (e *Environment) functionName(ctx context.Context, def *ptf.Definition) (st
 			}
 		}
 	}
-	if id == "" {
-		id = fmt.Sprintf("tableapi.f%d", len(e.bound))
-		if err := e.reg.Register(id, def); err != nil {
-			return "", err
+	for i := len(e.bound); id == ""; i++ {
+		if _, taken := e.reg.Lookup(fmt.Sprintf("tableapi.f%d", i)); !taken {
+			id = fmt.Sprintf("tableapi.f%d", i)
+			if err := e.reg.Register(id, def); err != nil {
+				return "", err
+			}
 		}
 	}
-	name := id[strings.LastIndexByte(id, '.')+1:]
-	if _, err := e.execute(ctx, fmt.Sprintf("CREATE TEMPORARY FUNCTION IF NOT EXISTS %s AS '%s'", ast.QuoteIdent(name), id)); err != nil {
-		return "", err
+	// The id's last part names the function, unless the name is bound to
+	// another function already.
+	base := id[strings.LastIndexByte(id, '.')+1:]
+	name := base
+	for i := 1; ; i++ {
+		f, taken := e.eng.Catalog().Function(cat, db, name)
+		if !taken {
+			if _, err := e.execute(ctx, fmt.Sprintf("CREATE TEMPORARY FUNCTION %s AS '%s'", ast.QuoteIdent(name), id)); err != nil {
+				return "", err
+			}
+			break
+		}
+		if f.ID == id {
+			break
+		}
+		name = fmt.Sprintf("%s_%d", base, i)
 	}
 	e.bound[def] = name
 	return name, nil
+}
+
+// registryID returns the id def is registered under, or "".
+func (e *Environment) registryID(def *ptf.Definition) string {
+	for _, known := range e.reg.IDs() {
+		if d, _ := e.reg.Lookup(known); d == def {
+			return known
+		}
+	}
+	return ""
+}
+
+// CreateFunction binds def to name in the current database, as CREATE
+// FUNCTION name AS 'id' with the id def is registered under (WithFunctions
+// or the examples). The binding is stored with the data directory, so
+// that a statement calling the function resumes when the directory is
+// opened again; Process and FromCall then call def by this name.
+func (e *Environment) CreateFunction(ctx context.Context, name string, def *ptf.Definition) error {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	id := e.registryID(def)
+	if id == "" {
+		return fmt.Errorf("table: CreateFunction(%q): the definition is not registered; register it with table.WithFunctions so that it is there when a later environment opens the data directory", name)
+	}
+	if _, err := e.execute(ctx, fmt.Sprintf("CREATE FUNCTION IF NOT EXISTS %s AS '%s'", ast.QuoteIdent(name), id)); err != nil {
+		return err
+	}
+	e.bound[def] = name
+	return nil
+}
+
+// CreateTemporaryFunction binds def to name for this environment only,
+// registering it under a generated id if needed.
+func (e *Environment) CreateTemporaryFunction(ctx context.Context, name string, def *ptf.Definition) error {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	id := e.registryID(def)
+	if id == "" {
+		id = fmt.Sprintf("tableapi.%s", name)
+		if err := e.reg.Register(id, def); err != nil {
+			return err
+		}
+	}
+	if _, err := e.execute(ctx, fmt.Sprintf("CREATE TEMPORARY FUNCTION %s AS '%s'", ast.QuoteIdent(name), id)); err != nil {
+		return err
+	}
+	e.bound[def] = name
+	return nil
 }
 
 // From starts a pipeline from a table (a path such as "orders" or
