@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	v1 "github.com/eddy-sql/eddy/api/v1"
+	"github.com/eddy-sql/eddy/deploy"
 	"github.com/eddy-sql/eddy/examples"
 	"github.com/eddy-sql/eddy/ptf"
 	"github.com/eddy-sql/eddy/table"
@@ -351,4 +352,53 @@ func TestCreateFunction(t *testing.T) {
 	setup(t, env)
 	q := sqlOf(t, env.From("temperature_readings").PartitionBy("sensor_id").Process(examples.Median, table.Lit(3)))
 	require.Equal(t, "SELECT * FROM Median_1(TABLE temperature_readings PARTITION BY (sensor_id), 3)", q)
+}
+
+// Re-running a program on its data directory is idempotent: an unchanged
+// statement is left running with its state; a changed one is a conflict,
+// or is replaced with WithOnConflict(deploy.Replace).
+func TestRedeploy(t *testing.T) {
+	ctx := context.Background()
+	dir := t.TempDir()
+	program := func(minLen int, opts ...table.Option) (*table.Environment, *table.Result, error) {
+		env, err := table.New(ctx, append([]table.Option{table.WithDataDir(dir), table.WithApplicationName("shop")}, opts...)...)
+		require.NoError(t, err)
+		run(t, env,
+			"CREATE TABLE IF NOT EXISTS clicks (user_id INT, url STRING)",
+			"CREATE TABLE IF NOT EXISTS enriched (user_id INT, url STRING, n BIGINT)")
+		require.NoError(t, env.CreateFunction(ctx, "PassThroughEnrich", examples.PassThroughEnrich))
+		env.SetStatementName("enrich")
+		res, err := env.From("clicks").Filter(table.Call("CHAR_LENGTH", table.Col("url")).Ge(minLen)).
+			PartitionBy("user_id").Process(examples.PassThroughEnrich).ExecuteInsert(ctx, "enriched")
+		return env, res, err
+	}
+	env, res, err := program(2)
+	require.NoError(t, err)
+	require.Equal(t, deploy.Created, res.Outcome)
+	run(t, env, "INSERT INTO clicks VALUES (1, '/a'), (1, '/b')")
+	require.Len(t, sinkRows(t, env, "SELECT * FROM enriched"), 2)
+	require.NoError(t, env.Close())
+
+	env, res, err = program(2)
+	require.NoError(t, err)
+	require.Equal(t, deploy.Unchanged, res.Outcome)
+	require.Equal(t, "Statement 'shop-enrich' is unchanged (phase RUNNING): it exists already with the same SQL and properties.", res.Message)
+	run(t, env, "INSERT INTO clicks VALUES (1, '/c')")
+	require.Equal(t, []string{"+I [/a 1]", "+I [/b 2]", "+I [/c 3]"}, sinkRows(t, env, "SELECT url, n FROM enriched"))
+	require.NoError(t, env.Close())
+
+	env, _, err = program(3)
+	require.ErrorContains(t, err, "statement 'shop-enrich' exists already with a different spec")
+	require.ErrorContains(t, err, "CHAR_LENGTH(url) >= 3")
+	require.NoError(t, env.Close())
+
+	env, res, err = program(3, table.WithOnConflict(deploy.Replace))
+	require.NoError(t, err)
+	require.Equal(t, deploy.Replaced, res.Outcome)
+	require.Contains(t, res.Message, "Statement 'shop-enrich' replaced")
+	require.NoError(t, res.Statement().Delete(ctx))
+	require.NoError(t, env.Close())
+
+	_, err = table.New(ctx, table.WithOnConflict(deploy.Replace))
+	require.ErrorContains(t, err, "needs WithApplicationName")
 }

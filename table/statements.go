@@ -10,9 +10,11 @@ import (
 
 	v1 "github.com/eddy-sql/eddy/api/v1"
 	"github.com/eddy-sql/eddy/client"
+	"github.com/eddy-sql/eddy/deploy"
 	"github.com/eddy-sql/eddy/internal/cli"
 	"github.com/eddy-sql/eddy/internal/engine"
 	"github.com/eddy-sql/eddy/internal/sql/ast"
+	"github.com/eddy-sql/eddy/internal/statement"
 )
 
 // statementName returns the name of the next submitted statement: the one
@@ -39,12 +41,33 @@ func (e *Environment) qualified(name string) string {
 	return e.app + "-" + name
 }
 
+// statementProperties returns the session properties a statement runs
+// with, as internal/local submits them: all but the client's own keys.
+func (e *Environment) statementProperties() map[string]string {
+	props := e.eng.SessionProperties()
+	for k := range props {
+		if strings.HasPrefix(k, "sql-client.") || strings.HasPrefix(k, "client.") || k == "execution.result-mode" {
+			delete(props, k)
+		}
+	}
+	return props
+}
+
 // submit runs a continuous INSERT or CREATE TABLE AS as a durable
 // statement of the data directory (internal/local: dry run first, so SQL
 // errors keep their positions; a statement that fails as it starts is
-// deleted). e.mu is held.
+// deleted). A statement of that name that exists already is left alone
+// when its SQL and properties are the same (a re-run of an unchanged
+// program); otherwise the on-conflict rule applies. e.mu is held.
 func (e *Environment) submit(ctx context.Context, sql string) (*Result, error) {
 	name := e.statementName()
+	old, err := e.sess.Client().GetStatement(ctx, name)
+	switch {
+	case err == nil:
+		return e.redeploy(ctx, old, sql)
+	case !client.IsNotFound(err):
+		return nil, fmt.Errorf("statement %s: %w", name, err)
+	}
 	if _, err := e.sess.Execute(ctx, fmt.Sprintf("SET '%s' = %s", cli.StatementNameKey, ast.QuoteString(name)), false); err != nil {
 		return nil, err
 	}
@@ -54,7 +77,40 @@ func (e *Environment) submit(ctx context.Context, sql string) (*Result, error) {
 		_, _ = e.sess.Execute(context.WithoutCancel(ctx), fmt.Sprintf("RESET '%s'", cli.StatementNameKey), false)
 		return nil, err
 	}
-	return &Result{Message: r.Message, handles: []*StatementHandle{{env: e, name: name}}}, nil
+	return &Result{Message: r.Message, Outcome: deploy.Created, handles: []*StatementHandle{{env: e, name: name}}}, nil
+}
+
+// redeploy applies a statement whose name exists: unchanged, a conflict,
+// or a replace (WithOnConflict(deploy.Replace)), as package deploy does on
+// a server.
+func (e *Environment) redeploy(ctx context.Context, old *v1.Statement, sql string) (*Result, error) {
+	name := old.Name
+	want := v1.Spec{Statement: sql, Properties: e.statementProperties()}
+	h := []*StatementHandle{{env: e, name: name}}
+	if statement.SameSpec(old.Spec, want) {
+		return &Result{Outcome: deploy.Unchanged, handles: h, Message: fmt.Sprintf(
+			"Statement '%s' is unchanged (phase %s): it exists already with the same SQL and properties.", name, old.Status.Phase)}, nil
+	}
+	var diff strings.Builder
+	cli.WriteSpecDiff(&diff, name, old.Spec, want)
+	if e.onConflict != deploy.Replace {
+		return nil, fmt.Errorf("statement '%s' exists already with a different spec:\n%s"+
+			"Hint: give the new statement another name (SetStatementName), delete the old one (Statement(name).Delete), "+
+			"or replace it with table.WithOnConflict(deploy.Replace)", name, diff.String())
+	}
+	// Plan first, so that SQL errors keep their positions.
+	if _, err := e.eng.Run(ctx, sql, engine.RunOptions{DryRun: true, Properties: want.Properties, Name: name}); err != nil {
+		return nil, err
+	}
+	res, err := e.sess.Client().ReplaceStatement(ctx, v1.Statement{Name: name, Spec: want})
+	if err != nil {
+		return nil, fmt.Errorf("replacing statement %s: %w", name, err)
+	}
+	msg := fmt.Sprintf("Statement '%s' replaced; its state and source positions were carried over.", name)
+	if !res.StateCarried {
+		msg = fmt.Sprintf("Statement '%s' replaced; it starts fresh because %s.", name, res.Reason)
+	}
+	return &Result{Outcome: deploy.Replaced, handles: h, Message: msg}, nil
 }
 
 // StatementHandle manages one durable statement from the program that

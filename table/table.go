@@ -7,6 +7,7 @@ import (
 	"strings"
 	"sync"
 
+	"github.com/eddy-sql/eddy/deploy"
 	"github.com/eddy-sql/eddy/examples"
 	"github.com/eddy-sql/eddy/internal/cli"
 	"github.com/eddy-sql/eddy/internal/engine"
@@ -28,6 +29,7 @@ type config struct {
 	wasmCache string
 	app       string
 	logger    *slog.Logger
+	conflict  deploy.OnConflict
 }
 
 // WithWasmCacheDir caches compiled function modules (UploadArtifact) in
@@ -64,6 +66,15 @@ func WithoutExamples() Option { return func(c *config) { c.examples = false } }
 // give the statement marketplace-analytics-vendors-per-brand.
 func WithApplicationName(name string) Option { return func(c *config) { c.app = name } }
 
+// WithOnConflict sets what submitting a statement does when a statement of
+// its name exists with another SQL or other properties: deploy.Fail (the
+// default) returns an error with the difference; deploy.Replace replaces
+// it, carrying its state over when the new plan can read it (as `eddy
+// statement replace`), which needs an application name, as Confluent's
+// client.on-conflict=replace. A statement whose SQL and properties are
+// unchanged is always left alone, so re-running a program is idempotent.
+func WithOnConflict(c deploy.OnConflict) Option { return func(cf *config) { cf.conflict = c } }
+
 // WithLogger sets the logger of the engine and its statements.
 func WithLogger(l *slog.Logger) Option { return func(c *config) { c.logger = l } }
 
@@ -78,14 +89,24 @@ type Environment struct {
 	bound map[*ptf.Definition]string
 	app   string
 	// nextName names the next submitted statement (SetStatementName).
-	nextName string
+	nextName   string
+	onConflict deploy.OnConflict
 }
 
 // New opens an environment.
 func New(ctx context.Context, opts ...Option) (*Environment, error) {
-	c := &config{funcs: map[string]*ptf.Definition{}, examples: true}
+	c := &config{funcs: map[string]*ptf.Definition{}, examples: true, conflict: deploy.Fail}
 	for _, o := range opts {
 		o(c)
+	}
+	switch c.conflict {
+	case deploy.Fail:
+	case deploy.Replace:
+		if c.app == "" {
+			return nil, fmt.Errorf("table: WithOnConflict(deploy.Replace) needs WithApplicationName, so that a re-run replaces only the statements it submitted before")
+		}
+	default:
+		return nil, fmt.Errorf("table: invalid on-conflict %q: use deploy.Fail or deploy.Replace", c.conflict)
 	}
 	reg := ptf.NewRegistry()
 	if c.examples {
@@ -103,7 +124,7 @@ func New(ctx context.Context, opts ...Option) (*Environment, error) {
 	if err != nil {
 		return nil, err
 	}
-	return &Environment{sess: sess, eng: sess.Engine(), reg: reg, bound: map[*ptf.Definition]string{}, app: c.app}, nil
+	return &Environment{sess: sess, eng: sess.Engine(), reg: reg, bound: map[*ptf.Definition]string{}, app: c.app, onConflict: c.conflict}, nil
 }
 
 // Close stops the statements' jobs and closes the data directory. With a
@@ -292,6 +313,10 @@ func (e *Environment) SetStatementName(name string) {
 type Result struct {
 	// Message is set for statements without rows.
 	Message string
+	// Outcome says what submitting a durable statement did: deploy.Created,
+	// deploy.Unchanged (it existed with the same SQL and properties) or
+	// deploy.Replaced; deploy.Existing for other statements.
+	Outcome deploy.Outcome
 	stream  *cli.RowStream
 	handles []*StatementHandle
 }
