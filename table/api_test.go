@@ -402,3 +402,23 @@ func TestRedeploy(t *testing.T) {
 	_, err = table.New(ctx, table.WithOnConflict(deploy.Replace))
 	require.ErrorContains(t, err, "needs WithApplicationName")
 }
+
+// A statement of a data directory that calls a function bound only for
+// this environment says that it resumes in this process only.
+func TestTemporaryFunctionNote(t *testing.T) {
+	ctx := context.Background()
+	env := newEnv(t, table.WithDataDir(t.TempDir()))
+	run(t, env, "CREATE TABLE clicks (user_id INT, url STRING)", "CREATE TABLE enriched (user_id INT, url STRING, n BIGINT)")
+	res, err := env.From("clicks").PartitionBy("user_id").Process(examples.PassThroughEnrich).ExecuteInsert(ctx, "enriched")
+	require.NoError(t, err)
+	require.Contains(t, res.Message, "Note: it calls the temporary function(s) PassThroughEnrich of this environment, so it resumes in this process only")
+	require.NoError(t, res.Statement().Delete(ctx))
+
+	require.NoError(t, env.CreateFunction(ctx, "Enrich", examples.PassThroughEnrich))
+	res, err = env.From("clicks").PartitionBy("user_id").Process(examples.PassThroughEnrich, table.Lit("v2").AsArgument("uid")).ExecuteInsert(ctx, "enriched")
+	require.NoError(t, err)
+	require.NotContains(t, res.Message, "Note:")
+	q, err := env.From("clicks").PartitionBy("user_id").Process(examples.PassThroughEnrich).SQL(ctx)
+	require.NoError(t, err)
+	require.Equal(t, "SELECT * FROM Enrich(TABLE clicks PARTITION BY (user_id))", q)
+}

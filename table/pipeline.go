@@ -3,8 +3,10 @@ package table
 import (
 	"context"
 	"fmt"
+	"slices"
 	"strings"
 
+	"github.com/eddy-sql/eddy/deploy"
 	"github.com/eddy-sql/eddy/internal/sql/ast"
 	"github.com/eddy-sql/eddy/ptf"
 )
@@ -42,6 +44,8 @@ type renderer struct {
 	ctx context.Context
 	env *Environment
 	n   int
+	// temps are the temporary functions the query calls.
+	temps []string
 }
 
 func (r *renderer) alias() string {
@@ -115,6 +119,9 @@ func (r *renderer) call(def *ptf.Definition, in *Table, args []Arg) (string, err
 	name, err := r.env.functionName(r.ctx, def)
 	if err != nil {
 		return "", err
+	}
+	if r.env.temp[name] && !slices.Contains(r.temps, name) {
+		r.temps = append(r.temps, name)
 	}
 	named := false
 	for _, a := range args {
@@ -310,15 +317,21 @@ func (t *Table) UnionAll(other *Table) *Table { return t.setOp("UNION ALL", othe
 
 // sql renders the query; it binds functions as needed. e.mu is held.
 func (t *Table) sql(ctx context.Context) (string, error) {
+	q, _, err := t.render(ctx)
+	return q, err
+}
+
+// render renders the query and returns the temporary functions it calls.
+func (t *Table) render(ctx context.Context) (string, []string, error) {
 	r := &renderer{ctx: ctx, env: t.env}
 	q, err := t.querySQL(r)
 	if err != nil {
-		return "", err
+		return "", nil, err
 	}
 	if len(t.order) > 0 {
 		q = "SELECT * FROM (" + q + ") AS " + r.alias() + " ORDER BY " + exprList(t.order)
 	}
-	return q, nil
+	return q, r.temps, nil
 }
 
 // SQL returns the query the pipeline runs as.
@@ -361,9 +374,16 @@ func (t *Table) Explain(ctx context.Context) (string, error) {
 func (t *Table) ExecuteInsert(ctx context.Context, target string) (*Result, error) {
 	t.env.mu.Lock()
 	defer t.env.mu.Unlock()
-	q, err := t.sql(ctx)
+	q, temps, err := t.render(ctx)
 	if err != nil {
 		return nil, err
 	}
-	return t.env.submit(ctx, "INSERT INTO "+target+" "+q)
+	res, err := t.env.submit(ctx, "INSERT INTO "+target+" "+q)
+	if err != nil {
+		return nil, err
+	}
+	if len(temps) > 0 && t.env.dataDir != "" && res.Outcome == deploy.Created {
+		res.Message += fmt.Sprintf(" Note: it calls the temporary function(s) %s of this environment, so it resumes in this process only; bind them with Environment.CreateFunction for it to resume when the data directory is opened again.", strings.Join(temps, ", "))
+	}
+	return res, nil
 }

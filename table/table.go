@@ -91,6 +91,10 @@ type Environment struct {
 	// nextName names the next submitted statement (SetStatementName).
 	nextName   string
 	onConflict deploy.OnConflict
+	// temp are the names bound as temporary functions; dataDir is "" in
+	// memory.
+	temp    map[string]bool
+	dataDir string
 }
 
 // New opens an environment.
@@ -124,7 +128,8 @@ func New(ctx context.Context, opts ...Option) (*Environment, error) {
 	if err != nil {
 		return nil, err
 	}
-	return &Environment{sess: sess, eng: sess.Engine(), reg: reg, bound: map[*ptf.Definition]string{}, app: c.app, onConflict: c.conflict}, nil
+	return &Environment{sess: sess, eng: sess.Engine(), reg: reg, bound: map[*ptf.Definition]string{}, app: c.app, onConflict: c.conflict,
+		temp: map[string]bool{}, dataDir: c.dataDir}, nil
 }
 
 // Close stops the statements' jobs and closes the data directory. With a
@@ -192,9 +197,11 @@ func (e *Environment) functionName(ctx context.Context, def *ptf.Definition) (st
 			if _, err := e.execute(ctx, fmt.Sprintf("CREATE TEMPORARY FUNCTION %s AS '%s'", ast.QuoteIdent(name), id)); err != nil {
 				return "", err
 			}
+			e.temp[name] = true
 			break
 		}
 		if f.ID == id {
+			e.temp[name] = f.Temporary
 			break
 		}
 		name = fmt.Sprintf("%s_%d", base, i)
@@ -229,6 +236,7 @@ func (e *Environment) CreateFunction(ctx context.Context, name string, def *ptf.
 		return err
 	}
 	e.bound[def] = name
+	e.temp[name] = false
 	return nil
 }
 
@@ -248,6 +256,7 @@ func (e *Environment) CreateTemporaryFunction(ctx context.Context, name string, 
 		return err
 	}
 	e.bound[def] = name
+	e.temp[name] = true
 	return nil
 }
 
