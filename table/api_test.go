@@ -422,3 +422,43 @@ func TestTemporaryFunctionNote(t *testing.T) {
 	require.NoError(t, err)
 	require.Equal(t, "SELECT * FROM Enrich(TABLE clicks PARTITION BY (user_id))", q)
 }
+
+// The upsert tutorial's CREATE TABLE … AS SELECT through ExecuteSQL is a
+// durable statement with a handle, like ExecuteInsert.
+func TestCreateTableAsSelectStatement(t *testing.T) {
+	ctx := context.Background()
+	env := newEnv(t)
+	run(t, env,
+		"CREATE FUNCTION OrderStatusTracker AS 'examples.OrderStatusTracker'",
+		"CREATE TABLE order_events (order_id INT NOT NULL, event_type STRING, event_time TIMESTAMP(3), WATERMARK FOR event_time AS event_time) DISTRIBUTED INTO 1 BUCKETS",
+		`INSERT INTO order_events VALUES
+		  (101, 'PLACED',    TIMESTAMP '2026-08-01 09:00:00'), (102, 'PLACED',    TIMESTAMP '2026-08-01 09:00:02'),
+		  (103, 'PLACED',    TIMESTAMP '2026-08-01 09:00:03'), (101, 'FULFILLED', TIMESTAMP '2026-08-01 09:00:10'),
+		  (102, 'CANCELED',  TIMESTAMP '2026-08-01 09:00:15'), (101, 'SHIPPED',   TIMESTAMP '2026-08-01 09:00:30'),
+		  (101, 'DELIVERED', TIMESTAMP '2026-08-01 09:01:00')`,
+		"SET 'client.statement-name' = 'order-status'")
+	res, err := env.ExecuteSQL(ctx, `CREATE TABLE order_status (PRIMARY KEY (order_id) NOT ENFORCED) DISTRIBUTED INTO 1 BUCKETS
+		WITH ('changelog.mode' = 'upsert') AS
+		SELECT order_id, status FROM OrderStatusTracker(input => TABLE order_events PARTITION BY order_id)`)
+	require.NoError(t, err)
+	require.Equal(t, "order-status", res.Statement().Name())
+	require.Equal(t, deploy.Created, res.Outcome)
+	phase, err := res.Statement().Phase(ctx)
+	require.NoError(t, err)
+	require.Equal(t, v1.Running, phase)
+	_, rows := collect(t, env.From("order_status"))
+	require.NotEmpty(t, rows)
+	// The materialized result: 101 DELIVERED, 103 PENDING, 102 gone.
+	alive := map[string]string{}
+	for _, r := range rows {
+		var kind, id, status string
+		_, _ = fmt.Sscanf(r, "%s [%s %s", &kind, &id, &status)
+		status = status[:len(status)-1]
+		if kind == "-D" || kind == "-U" {
+			delete(alive, id)
+		} else {
+			alive[id] = status
+		}
+	}
+	require.Equal(t, map[string]string{"101": "DELIVERED", "103": "PENDING"}, alive)
+}
