@@ -462,3 +462,17 @@ func TestCreateTableAsSelectStatement(t *testing.T) {
 	}
 	require.Equal(t, map[string]string{"101": "DELIVERED", "103": "PENDING"}, alive)
 }
+
+// GroupBy keys named with As group by the expression; InsertSQL renders
+// the statement ExecuteInsert submits.
+func TestGroupByNamedKeyAndInsertSQL(t *testing.T) {
+	ctx := context.Background()
+	env := newEnv(t)
+	run(t, env, "CREATE TABLE orders (cust INT, amount INT)", "INSERT INTO orders VALUES (1, 5), (2, 7), (3, 9)")
+	key := table.Col("cust").Div(2).As("half")
+	_, rows := collect(t, env.From("orders").GroupBy(key).Select(key, table.CountStar().As("n")))
+	require.Equal(t, []string{"+I [0 1]", "+I [1 1]", "-U [1 1]", "+U [1 2]"}, rows)
+	q, err := env.From("orders").Filter(table.Col("amount").Gt(6)).InsertSQL(ctx, "big_orders")
+	require.NoError(t, err)
+	require.Equal(t, "INSERT INTO big_orders SELECT * FROM orders WHERE (amount > 6)", q)
+}

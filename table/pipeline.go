@@ -267,7 +267,11 @@ func (g *GroupedTable) Select(exprs ...Expr) *Table {
 		if err != nil {
 			return "", err
 		}
-		return "SELECT " + exprList(exprs) + " FROM " + from + " GROUP BY " + exprList(g.keys), nil
+		keys := make([]string, len(g.keys))
+		for i, k := range g.keys {
+			keys[i] = k.sql // a key's name (As) is for Select
+		}
+		return "SELECT " + exprList(exprs) + " FROM " + from + " GROUP BY " + strings.Join(keys, ", "), nil
 	})
 }
 
@@ -366,6 +370,21 @@ func (t *Table) Explain(ctx context.Context) (string, error) {
 		return "", err
 	}
 	return strings.TrimPrefix(res.Message, "\n"), nil
+}
+
+// InsertSQL returns the INSERT INTO target statement that ExecuteInsert
+// submits, for deploying the pipeline to an `eddy server` with package
+// deploy (deploy.Env.ExecuteSQL). Its functions are called by the names
+// this environment bound them to: bind them with CreateFunction under the
+// names the server's CREATE FUNCTION statements use.
+func (t *Table) InsertSQL(ctx context.Context, target string) (string, error) {
+	t.env.mu.Lock()
+	defer t.env.mu.Unlock()
+	q, err := t.sql(ctx)
+	if err != nil {
+		return "", err
+	}
+	return "INSERT INTO " + target + " " + q, nil
 }
 
 // ExecuteInsert submits INSERT INTO target with the pipeline's rows as a
