@@ -517,8 +517,13 @@ func (p *Planner) planGroupingSets(f *frag, keyCols, callCols []column, calls []
 		}
 	}
 	outCols := make([]column, 0, len(keyCols)+len(callCols)+len(groupingCalls))
-	for _, c := range keyCols {
-		outCols = append(outCols, column{qualifier: c.qualifier, name: c.name, typ: c.typ.Nullable()})
+	keepNotNull := windowKeysInEverySet(f.rel, len(keyCols), sets)
+	for k, c := range keyCols {
+		t := c.typ.Nullable()
+		if keepNotNull[k] {
+			t = c.typ
+		}
+		outCols = append(outCols, column{qualifier: c.qualifier, name: c.name, typ: t})
 	}
 	outCols = append(outCols, callCols...)
 	for gi, gc := range groupingCalls {
@@ -548,8 +553,8 @@ func (p *Planner) planGroupingSets(f *frag, keyCols, callCols []column, calls []
 			var err error
 			if pos, ok := inSet[k]; ok {
 				x, err = expr.Col(pos, c.name, c.typ)
-				if err == nil && !c.typ.Nullable().Same(c.typ) {
-					x, err = expr.Cast(x, c.typ.Nullable(), false)
+				if out := outCols[k].typ; err == nil && !out.Same(c.typ) {
+					x, err = expr.Cast(x, out, false)
 				}
 			} else {
 				x, err = expr.Lit(types.Null, c.typ.Nullable())

@@ -335,3 +335,25 @@ func windowJoinAttrs(n *WindowJoin) []string {
 	return []string{"leftWindow=[" + n.Window.Summary(lw, l) + "]", "rightWindow=[" + n.Window.Summary(rw, r) + "]",
 		"joinType=[" + n.Kind.String() + "]", "where=[" + where + "]", "select=[" + strings.Join(names(n.Cols), ", ") + "]", "uid=[" + n.UID + "]"}
 }
+
+// windowKeysInEverySet reports, per group key of GROUPING SETS over pre
+// (the pre-projection), whether it is a window column that every set
+// groups by: it stays NOT NULL (window_start and window_end of a windowed
+// GROUPING SETS, as in Flink).
+func windowKeysInEverySet(pre Rel, nKeys int, sets [][]int) []bool {
+	out := make([]bool, nKeys)
+	wc := windowCols(pre)
+	for k := range out {
+		if _, ok := wc[k]; !ok || len(sets) == 0 {
+			continue
+		}
+		out[k] = true
+		for _, set := range sets {
+			if !slices.Contains(set, k) {
+				out[k] = false
+				break
+			}
+		}
+	}
+	return out
+}
