@@ -251,10 +251,11 @@ func sameWindows(a, b jobgraph.Window) bool {
 
 // windowJoin turns a join whose keys pair window_start and window_end of
 // two windowed, insert-only inputs with the same (not SESSION) windows
-// into a window join; it returns jn when they do not.
+// into a window join (also the semi and anti joins of IN and EXISTS); it
+// returns jn when they do not.
 func windowJoin(jn *Join) Rel {
 	switch jn.Kind {
-	case jobgraph.InnerJoin, jobgraph.LeftJoin, jobgraph.RightJoin, jobgraph.FullJoin:
+	case jobgraph.InnerJoin, jobgraph.LeftJoin, jobgraph.RightJoin, jobgraph.FullJoin, jobgraph.SemiJoin, jobgraph.AntiJoin:
 	default:
 		return jn
 	}
@@ -300,7 +301,7 @@ func windowJoin(jn *Join) Rel {
 		}
 	}
 	for i, c := range rw {
-		if c.role == winTime && cols[nl+i].Type.Same(c.typ) {
+		if c.role == winTime && nl+i < len(cols) && cols[nl+i].Type.Same(c.typ) {
 			cols[nl+i].Time = c.time
 		}
 	}
