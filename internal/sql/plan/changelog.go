@@ -114,6 +114,9 @@ func ChangelogOf(r Rel) Changelog {
 		}
 		return c
 	}
+	if c, ok := timeChangelog(r); ok {
+		return c
+	}
 	return Changelog{Mode: jobgraph.Append, Source: -1}
 }
 

@@ -71,6 +71,9 @@ type stmt struct {
 	// aggs, joins and singles number the stateful operators in binding
 	// order.
 	aggs, joins, singles int
+	// overs numbers the OVER, Top-N, deduplication, interval join,
+	// temporal join and temporal sort operators (decision 0026).
+	overs int
 	// ptfs are the function calls bound so far.
 	ptfs []*jobgraph.PTF
 }
@@ -88,6 +91,11 @@ func (st *stmt) aggUID() string {
 func (st *stmt) singleUID() string {
 	st.singles++
 	return fmt.Sprintf("single/%d", st.singles-1)
+}
+
+func (st *stmt) overUID() string {
+	st.overs++
+	return fmt.Sprintf("over/%d", st.overs-1)
 }
 
 func (st *stmt) joinUID() string {
@@ -202,6 +210,15 @@ func (p *Planner) planSelect(s *ast.Select, st *stmt) (*frag, error) {
 			calc.Filter, calc.FilterPos = h, s.Having.Pos()
 		}
 	}
+	if len(s.Windows) > 0 || hasOverItem(s) {
+		if !calc.IsIdentity() {
+			f.addCalc(calc)
+			calc = Calc{}
+		}
+		if err := p.planOver(s, f); err != nil {
+			return nil, err
+		}
+	}
 	calc.Pos = s.Pos()
 	if err := p.project(s, f, &calc); err != nil {
 		return nil, err
@@ -246,7 +263,7 @@ func (p *Planner) project(s *ast.Select, f *frag, calc *Calc) error {
 		if st, ok := item.Expr.(*ast.Star); ok {
 			matched := false
 			for ci, c := range f.sc.cols {
-				if st.Qualifier != nil && !strings.EqualFold(c.qualifier, st.Qualifier.Last().Name) {
+				if c.hidden || st.Qualifier != nil && !strings.EqualFold(c.qualifier, st.Qualifier.Last().Name) {
 					continue
 				}
 				matched = true
