@@ -331,3 +331,89 @@ func hasOverItem(s *ast.Select) bool {
 	}
 	return false
 }
+
+// planOrderBy plans ORDER BY [LIMIT n] [OFFSET m] of s over its projected
+// rows f (reference §6.2): with LIMIT, a global Top-N (Flink's SortLimit,
+// a Rank without partition keys and without the rank column); without, a
+// temporal sort, whose first key must be a time attribute ascending.
+func (p *Planner) planOrderBy(s *ast.Select, f *frag) error {
+	cols := f.rel.Columns()
+	var keys []jobgraph.SortKey
+	for _, o := range s.OrderBy {
+		i := -1
+		switch e := o.Expr.(type) {
+		case *ast.ColumnRef:
+			if j, err := f.sc.resolve(e); err == nil {
+				i = j
+			}
+		case *ast.NumericLit:
+			if x, err := bindExpr(e, &scope{}); err == nil && x.Type().IsInteger() {
+				if v, err := x.Eval(nil); err == nil && v.Int() >= 1 && int(v.Int()) <= len(cols) {
+					i = int(v.Int()) - 1
+				}
+			}
+		}
+		if i < 0 {
+			return errAt(o.Pos(), sqlerr.Unsupported, "ORDER BY %s is not supported yet: ORDER BY takes columns of the select list", ast.Format(o.Expr)).
+				WithHint("add the expression to the select list with an alias and order by the alias")
+		}
+		k := jobgraph.SortKey{Col: i, Desc: o.Desc, NullsFirst: !o.Desc}
+		switch o.Nulls {
+		case ast.NullsFirst:
+			k.NullsFirst = true
+		case ast.NullsLast:
+			k.NullsFirst = false
+		}
+		keys = append(keys, k)
+	}
+	if s.Limit == nil {
+		if s.Offset != nil {
+			return errAt(s.Offset.Pos(), sqlerr.Unsupported, "OFFSET without LIMIT is not supported on a stream").
+				WithHint("add LIMIT n: ORDER BY ... LIMIT n OFFSET m is a Top-N")
+		}
+		k := keys[0]
+		if cols[k.Col].Time == NotTime || k.Desc {
+			return errAt(s.OrderBy[0].Pos(), sqlerr.Unsupported, "Sort on a non-time-attribute field is not supported.").
+				WithHint("order by a time attribute ascending first (a column with a WATERMARK, or PROCTIME()), or add LIMIT n for a Top-N")
+		}
+		n := &TemporalSort{In: f.rel, TimeColumn: k.Col, ProcTime: cols[k.Col].Time == ProcTime, OrderBy: keys[1:], UID: "sort/" + strings.TrimPrefix(f.st.overUID(), "over/"), Pos: s.OrderBy[0].Pos()}
+		f.rel = n
+		return nil
+	}
+	limit, err := literalCount(s.Limit, "LIMIT")
+	if err != nil {
+		return err
+	}
+	var offset int64
+	if s.Offset != nil {
+		if offset, err = literalCount(s.Offset, "OFFSET"); err != nil {
+			return err
+		}
+	}
+	if limit == 0 {
+		none, err := expr.Lit(types.NewBool(false), types.Boolean.NonNull())
+		if err != nil {
+			return err
+		}
+		f.rel = &Calc{In: f.rel, Filter: none, Cols: cols, Pos: s.Pos()}
+		return nil
+	}
+	n := &Rank{In: f.rel, OrderBy: keys, Func: jobgraph.RowNumber, Start: offset + 1, End: offset + limit,
+		UID: "rank/" + strings.TrimPrefix(f.st.overUID(), "over/"), Pos: s.OrderBy[0].Pos()}
+	for _, c := range cols {
+		n.Cols = append(n.Cols, Column{Name: c.Name, Type: c.Type})
+	}
+	f.rel = n
+	return nil
+}
+
+// literalCount binds LIMIT or OFFSET: a non-negative integer literal.
+func literalCount(e ast.Expr, what string) (int64, error) {
+	v, err := bindExpr(e, &scope{})
+	if err == nil && v.Type().IsInteger() {
+		if lv, ok := expr.ConstValue(v); ok && !lv.IsNull() && lv.Int() >= 0 {
+			return lv.Int(), nil
+		}
+	}
+	return 0, errAt(e.Pos(), sqlerr.InvalidArgument, "%s needs a non-negative integer literal", what)
+}

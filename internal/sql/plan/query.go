@@ -147,10 +147,6 @@ func (p *Planner) planSelect(s *ast.Select, st *stmt) (*frag, error) {
 	// LIMIT: the job applies it to the rows the client receives.
 	allowLimit := p.allowLimit
 	p.allowLimit = false
-	switch {
-	case len(s.OrderBy) > 0:
-		return nil, errAt(s.OrderBy[0].Pos(), sqlerr.Unsupported, "ORDER BY is not supported yet")
-	}
 	var f *frag
 	var err error
 	where := s.Where
@@ -230,6 +226,13 @@ func (p *Planner) planSelect(s *ast.Select, st *stmt) (*frag, error) {
 		if err := p.planDistinct(s, f); err != nil {
 			return nil, err
 		}
+	}
+	if len(s.OrderBy) > 0 {
+		return f, p.planOrderBy(s, f)
+	}
+	if s.Offset != nil {
+		return nil, errAt(s.Offset.Pos(), sqlerr.Unsupported, "OFFSET needs ORDER BY on a stream").
+			WithHint("write ORDER BY ... LIMIT n OFFSET m")
 	}
 	if s.Limit != nil {
 		if !allowLimit {
