@@ -211,3 +211,27 @@ func (t *translator) translateTime(r plan.Rel, ins []int) (int, bool, error) {
 func hashEdge(from int, keys []int) jobgraph.Edge {
 	return jobgraph.Edge{From: from, Exchange: jobgraph.Hash, Keys: keys}
 }
+
+// timeExchangeKeys returns the keys of the exchange into port i of a node
+// of this file.
+func timeExchangeKeys(r plan.Rel, i int) []int {
+	switch n := r.(type) {
+	case *plan.Over:
+		return n.PartitionKeys
+	case *plan.Rank:
+		return n.PartitionKeys
+	case *plan.Deduplicate:
+		return n.Keys
+	case *plan.IntervalJoin:
+		if i == 1 {
+			return n.RightKeys
+		}
+		return n.LeftKeys
+	case *plan.TemporalJoin:
+		if i == 1 {
+			return n.RightKeys
+		}
+		return n.LeftKeys
+	}
+	return nil
+}
