@@ -25,7 +25,7 @@ func rankRule(r plan.Rel) plan.Rel {
 		return r
 	}
 	o, ok := c.In.(*plan.Over)
-	if !ok || !o.HasRank {
+	if !ok || !o.HasRank || o.NoRankEnd {
 		return r
 	}
 	rc := len(o.Cols) - 1
@@ -39,8 +39,16 @@ func rankRule(r plan.Rel) plan.Rel {
 		}
 		rest = append(rest, cj)
 	}
-	if !found || end == math.MaxInt64 {
-		return r // no rank end: the Over fails with Flink's message
+	if !found {
+		return r
+	}
+	if end == math.MaxInt64 {
+		// No rank end: the Over fails with Flink's message.
+		no := *o
+		no.NoRankEnd = true
+		nc := *c
+		nc.In = &no
+		return &nc
 	}
 	outputRank := c.Project == nil
 	for _, x := range append(append([]expr.Expr(nil), c.Project...), rest...) {

@@ -165,6 +165,10 @@ func (t *translator) translateTime(r plan.Rel, ins []int) (int, bool, error) {
 	switch n := r.(type) {
 	case *plan.Over:
 		op := &jobgraph.OverAggregate{PartitionKeys: n.PartitionKeys, Frame: n.Frame, Calls: n.Calls}
+		if n.NoRankEnd {
+			return 0, true, errAt(n.Pos, sqlerr.Unsupported, "Rank end is not specified. Currently rank only supports TopN, which means the rank end must be specified.").
+				WithHint("bound the rank from above: WHERE rn <= N, rn < N, rn = N or rn BETWEEN a AND b")
+		}
 		if n.HasRank {
 			if n.Rank != jobgraph.RowNumber {
 				return 0, true, errAt(n.Pos, sqlerr.Unsupported, "%s() is supported only in a Top-N: filter on its column in an enclosing query (WHERE rk <= N)", n.Rank)

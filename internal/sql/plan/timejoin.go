@@ -189,7 +189,8 @@ func intervalConst(e expr.Expr) (int64, bool) {
 // the right (reference §3.3), with Flink's errors otherwise.
 func temporalJoin(jn *Join, asOf ast.Expr, lsc *scope, nl int) (*TemporalJoin, error) {
 	if jn.Kind != jobgraph.InnerJoin && jn.Kind != jobgraph.LeftJoin {
-		return nil, errAt(jn.Pos, sqlerr.Unsupported, "Temporal table join currently only supports INNER JOIN and LEFT JOIN, but was %s.", strings.ToUpper(strings.TrimSuffix(jn.Kind.String(), "Join"))+" JOIN")
+		kind := map[jobgraph.JoinKind]string{jobgraph.RightJoin: "RIGHT", jobgraph.FullJoin: "FULL"}[jn.Kind]
+		return nil, errAt(jn.Pos, sqlerr.Unsupported, "Temporal table join currently only supports INNER JOIN and LEFT JOIN, but was %s JOIN.", kind)
 	}
 	ref, isRef := asOf.(*ast.ColumnRef)
 	lt := -1

@@ -32,8 +32,11 @@ type Over struct {
 	// Rank is the ranking function when HasRank.
 	Rank    jobgraph.RankFunc
 	HasRank bool
-	UID     string
-	Cols    []Column
+	// NoRankEnd marks a ranking function filtered without an upper
+	// bound (rn > 2): rule rank found no Top-N.
+	NoRankEnd bool
+	UID       string
+	Cols      []Column
 	// Pos is the position of the first OVER call, OrderPos that of its
 	// ORDER BY (errors).
 	Pos, OrderPos sqlerr.Pos
