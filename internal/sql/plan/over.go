@@ -336,14 +336,15 @@ func hasOverItem(s *ast.Select) bool {
 // rows f (reference §6.2): with LIMIT, a global Top-N (Flink's SortLimit,
 // a Rank without partition keys and without the rank column); without, a
 // temporal sort, whose first key must be a time attribute ascending.
-func (p *Planner) planOrderBy(s *ast.Select, f *frag) error {
+func (p *Planner) planOrderBy(s *ast.Select, f *frag, extras int) error {
 	cols := f.rel.Columns()
 	var keys []jobgraph.SortKey
+	nextExtra := len(cols) - extras
 	for _, o := range s.OrderBy {
 		i := -1
 		switch e := o.Expr.(type) {
 		case *ast.ColumnRef:
-			if j, err := f.sc.resolve(e); err == nil {
+			if j, err := f.sc.resolve(e); err == nil && !f.sc.cols[j].hidden {
 				i = j
 			}
 		case *ast.NumericLit:
@@ -352,6 +353,11 @@ func (p *Planner) planOrderBy(s *ast.Select, f *frag) error {
 					i = int(v.Int()) - 1
 				}
 			}
+		}
+		if i < 0 && extras > 0 && !isOrderColumn(o.Expr, f.sc) {
+			// An expression over the FROM columns, computed as a hidden
+			// column of the projection (withOrderColumns).
+			i, nextExtra = nextExtra, nextExtra+1
 		}
 		if i < 0 {
 			return errAt(o.Pos(), sqlerr.Unsupported, "ORDER BY %s is not supported yet: ORDER BY takes columns of the select list", ast.Format(o.Expr)).
@@ -378,7 +384,7 @@ func (p *Planner) planOrderBy(s *ast.Select, f *frag) error {
 		}
 		n := &TemporalSort{In: f.rel, TimeColumn: k.Col, ProcTime: cols[k.Col].Time == ProcTime, OrderBy: keys[1:], UID: "sort/" + strings.TrimPrefix(f.st.overUID(), "over/"), Pos: s.OrderBy[0].Pos()}
 		f.rel = n
-		return nil
+		return dropOrderColumns(f, extras)
 	}
 	limit, err := literalCount(s.Limit, "LIMIT")
 	if err != nil {
@@ -404,6 +410,68 @@ func (p *Planner) planOrderBy(s *ast.Select, f *frag) error {
 		n.Cols = append(n.Cols, Column{Name: c.Name, Type: c.Type})
 	}
 	f.rel = n
+	return dropOrderColumns(f, extras)
+}
+
+// isOrderColumn reports whether an ORDER BY item names a visible column of
+// the output.
+func isOrderColumn(e ast.Expr, sc *scope) bool {
+	if ref, ok := e.(*ast.ColumnRef); ok {
+		j, err := sc.resolve(ref)
+		return err == nil && !sc.cols[j].hidden
+	}
+	_, ok := e.(*ast.NumericLit)
+	return ok
+}
+
+// withOrderColumns returns the select to project for s: s itself, or,
+// when ORDER BY sorts by expressions that are not output columns (ORDER BY
+// ts with ts not selected), s with those expressions appended as hidden
+// items, and their number.
+func (p *Planner) withOrderColumns(s *ast.Select, f *frag) (*ast.Select, int, error) {
+	if len(s.OrderBy) == 0 || s.Distinct {
+		return s, 0, nil
+	}
+	trial := &frag{st: f.st, rel: f.rel, sc: f.sc}
+	var c Calc
+	if err := p.project(s, trial, &c); err != nil {
+		return nil, 0, err
+	}
+	var extra []*ast.SelectItem
+	for _, o := range s.OrderBy {
+		if isOrderColumn(o.Expr, trial.sc) {
+			continue
+		}
+		if _, err := bindExpr(o.Expr, f.sc); err != nil {
+			return s, 0, nil // planOrderBy reports it
+		}
+		extra = append(extra, &ast.SelectItem{Expr: o.Expr, Alias: &ast.Ident{Loc: ast.Loc{Start: o.Pos()}, Name: fmt.Sprintf("$order%d", len(extra))}})
+	}
+	if len(extra) == 0 {
+		return s, 0, nil
+	}
+	out := *s
+	out.Items = append(append([]*ast.SelectItem(nil), s.Items...), extra...)
+	return &out, len(extra), nil
+}
+
+// dropOrderColumns projects the hidden ORDER BY columns away.
+func dropOrderColumns(f *frag, extras int) error {
+	if extras == 0 {
+		return nil
+	}
+	cols := f.rel.Columns()
+	n := len(cols) - extras
+	project := make([]expr.Expr, n)
+	for i := range project {
+		x, err := expr.Col(i, cols[i].Name, cols[i].Type)
+		if err != nil {
+			return err
+		}
+		project[i] = x
+	}
+	f.sc = &scope{cols: f.sc.cols[:n]}
+	f.addCalc(Calc{Project: project})
 	return nil
 }
 

@@ -216,7 +216,11 @@ func (p *Planner) planSelect(s *ast.Select, st *stmt) (*frag, error) {
 		}
 	}
 	calc.Pos = s.Pos()
-	if err := p.project(s, f, &calc); err != nil {
+	proj, orderExtras, err := p.withOrderColumns(s, f)
+	if err != nil {
+		return nil, err
+	}
+	if err := p.project(proj, f, &calc); err != nil {
 		return nil, err
 	}
 	if !calc.IsIdentity() {
@@ -228,7 +232,7 @@ func (p *Planner) planSelect(s *ast.Select, st *stmt) (*frag, error) {
 		}
 	}
 	if len(s.OrderBy) > 0 {
-		return f, p.planOrderBy(s, f)
+		return f, p.planOrderBy(s, f, orderExtras)
 	}
 	if s.Offset != nil {
 		return nil, errAt(s.Offset.Pos(), sqlerr.Unsupported, "OFFSET needs ORDER BY on a stream").
