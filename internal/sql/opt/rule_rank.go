@@ -147,3 +147,22 @@ func intConst(e expr.Expr) (int64, bool) {
 	}
 	return v.Int(), true
 }
+
+// rankRules turn ranking functions into Top-N and deduplications in plans
+// of version 1, which runs no other rules: no statement of version 1 has a
+// ranking function (they came later), so this changes none of their plans,
+// and a replacing statement planned with version 1 can still use them.
+var rankRules = []rule{{"calc-merge", calcMerge}, {"rank", rankRule}}
+
+// hasRanking reports whether a plan has a ranking function.
+func hasRanking(r plan.Rel) bool {
+	if o, ok := r.(*plan.Over); ok && o.HasRank {
+		return true
+	}
+	for _, in := range r.Inputs() {
+		if hasRanking(in) {
+			return true
+		}
+	}
+	return false
+}
