@@ -17,29 +17,29 @@ import (
 func (x *placer) placeTime(r plan.Rel) (plan.Rel, bool, error) {
 	switch n := r.(type) {
 	case *plan.Over:
-		in, err := x.insertOnly(n.In, "OverAggregate")
+		in, err := x.insertOnly(n.In, "OverAggregate", n.Pos)
 		if err != nil {
 			return nil, true, err
 		}
 		return n.WithInputs([]plan.Rel{in}), true, nil
 	case *plan.Deduplicate:
-		in, err := x.insertOnly(n.In, "Deduplicate")
+		in, err := x.insertOnly(n.In, "Deduplicate", n.Pos)
 		if err != nil {
 			return nil, true, err
 		}
 		return n.WithInputs([]plan.Rel{in}), true, nil
 	case *plan.TemporalSort:
-		in, err := x.insertOnly(n.In, "TemporalSort")
+		in, err := x.insertOnly(n.In, "TemporalSort", n.Pos)
 		if err != nil {
 			return nil, true, err
 		}
 		return n.WithInputs([]plan.Rel{in}), true, nil
 	case *plan.IntervalJoin:
-		l, err := x.insertOnly(n.Left, "IntervalJoin")
+		l, err := x.insertOnly(n.Left, "IntervalJoin", n.Pos)
 		if err != nil {
 			return nil, true, err
 		}
-		rt, err := x.insertOnly(n.Right, "IntervalJoin")
+		rt, err := x.insertOnly(n.Right, "IntervalJoin", n.Pos)
 		if err != nil {
 			return nil, true, err
 		}
@@ -77,7 +77,7 @@ func (x *placer) placeTime(r plan.Rel) (plan.Rel, bool, error) {
 
 // insertOnly visits an input that must be insert-only, failing with
 // Flink's message otherwise.
-func (x *placer) insertOnly(r plan.Rel, op string) (plan.Rel, error) {
+func (x *placer) insertOnly(r plan.Rel, op string, pos sqlerr.Pos) (plan.Rel, error) {
 	in, err := x.visit(r)
 	if err != nil {
 		return nil, err
@@ -88,8 +88,8 @@ func (x *placer) insertOnly(r plan.Rel, op string) (plan.Rel, error) {
 		if k := kindsOfMode(cl.Mode); k.Delete {
 			what = "update and delete changes"
 		}
-		return nil, errAt(posOf(producer), sqlerr.ChangelogMismatch, "%s doesn't support consuming %s which is produced by node %s", op, what, describeNode(producer)).
-			WithHint("%s needs an insert-only input: read an append-only table, or deduplicate with ROW_NUMBER() over a time attribute first", op)
+		return nil, errAt(pos, sqlerr.ChangelogMismatch, "%s doesn't support consuming %s which is produced by node %s", op, what, describeNode(producer)).
+			WithHint("%s needs an insert-only input: read a table without a primary key, or keep the first row per key with ROW_NUMBER() OVER (PARTITION BY ... ORDER BY a time attribute) = 1", op)
 	}
 	return in, nil
 }
@@ -118,25 +118,6 @@ func describeNode(r plan.Rel) string {
 		return "ChangelogNormalize(key=[...])"
 	}
 	return plan.PhysicalName(r) + "(...)"
-}
-
-// posOf returns the position a node was bound at, if it has one.
-func posOf(r plan.Rel) sqlerr.Pos {
-	switch n := r.(type) {
-	case *plan.Aggregate:
-		return n.Pos
-	case *plan.Join:
-		return n.Pos
-	case *plan.Union:
-		return n.Pos
-	case *plan.PTFCall:
-		return n.Pos
-	case *plan.Rank:
-		return n.Pos
-	case *plan.Deduplicate:
-		return n.Pos
-	}
-	return sqlerr.Pos{}
 }
 
 // timeKinds returns the row kinds of the nodes of this file; ok is false
