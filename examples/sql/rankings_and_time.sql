@@ -67,3 +67,7 @@ FROM auctions a JOIN bids b ON a.id = b.auction
 -- Each bid with the fee valid at its time (an event-time temporal join).
 SELECT b.auction, b.bidder, b.price, f.pct
 FROM bids AS b JOIN fees FOR SYSTEM_TIME AS OF b.ts AS f ON b.bidder = f.bidder;
+
+-- ORDER BY any column of a script's result: the table is sorted when it is
+-- printed (without LIMIT on a stream, only a time attribute can be sorted).
+SELECT bidder, COUNT(*) AS bids, MAX(price) AS best FROM bids GROUP BY bidder ORDER BY best DESC, bidder;

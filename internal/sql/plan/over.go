@@ -335,8 +335,10 @@ func hasOverItem(s *ast.Select) bool {
 // planOrderBy plans ORDER BY [LIMIT n] [OFFSET m] of s over its projected
 // rows f (reference §6.2): with LIMIT, a global Top-N (Flink's SortLimit,
 // a Rank without partition keys and without the rank column); without, a
-// temporal sort, whose first key must be a time attribute ascending.
-func (p *Planner) planOrderBy(s *ast.Select, f *frag, extras int) error {
+// temporal sort, whose first key must be a time attribute ascending. The
+// outermost SELECT of a query whose rows go to the client (toClient) may
+// sort by any of its columns: the client sorts the table it materializes.
+func (p *Planner) planOrderBy(s *ast.Select, f *frag, extras int, toClient bool) error {
 	cols := f.rel.Columns()
 	var keys []jobgraph.SortKey
 	nextExtra := len(cols) - extras
@@ -378,6 +380,16 @@ func (p *Planner) planOrderBy(s *ast.Select, f *frag, extras int) error {
 				WithHint("add LIMIT n: ORDER BY ... LIMIT n OFFSET m is a Top-N")
 		}
 		k := keys[0]
+		if (cols[k.Col].Time == NotTime || k.Desc) && toClient && extras == 0 {
+			// The rows go to the client, which sorts the table it
+			// materializes (a script's snapshot of the result).
+			f.st.order = keys
+			return nil
+		}
+		if (cols[k.Col].Time == NotTime || k.Desc) && toClient {
+			return errAt(s.OrderBy[0].Pos(), sqlerr.Unsupported, "ORDER BY of a result the client sorts takes columns of the select list").
+				WithHint("add the ORDER BY expressions to the select list")
+		}
 		if cols[k.Col].Time == NotTime || k.Desc {
 			return errAt(s.OrderBy[0].Pos(), sqlerr.Unsupported, "Sort on a non-time-attribute field is not supported.").
 				WithHint("order by a time attribute ascending first (a column with a WATERMARK, or PROCTIME()), or add LIMIT n for a Top-N")

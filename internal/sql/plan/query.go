@@ -74,6 +74,9 @@ type stmt struct {
 	// overs numbers the OVER, Top-N, deduplication, interval join,
 	// temporal join and temporal sort operators (decision 0026).
 	overs int
+	// order is the ORDER BY of the outermost SELECT of a query that returns
+	// rows, when the client sorts the result table (jobgraph.Sink.OrderBy).
+	order []jobgraph.SortKey
 	// ptfs are the function calls bound so far.
 	ptfs []*jobgraph.PTF
 }
@@ -121,7 +124,7 @@ func (p *Planner) BindSelect(q ast.Query) (*Bound, error) {
 	if err != nil {
 		return nil, err
 	}
-	sink := &Sink{In: f.rel, Spec: jobgraph.Sink{Kind: jobgraph.CollectSink, Schema: f.sc.schema()}, Pos: q.Pos()}
+	sink := &Sink{In: f.rel, Spec: jobgraph.Sink{Kind: jobgraph.CollectSink, Schema: f.sc.schema(), OrderBy: st.order}, Pos: q.Pos()}
 	return p.bound(st, sink), nil
 }
 
@@ -232,7 +235,7 @@ func (p *Planner) planSelect(s *ast.Select, st *stmt) (*frag, error) {
 		}
 	}
 	if len(s.OrderBy) > 0 {
-		return f, p.planOrderBy(s, f, orderExtras)
+		return f, p.planOrderBy(s, f, orderExtras, allowLimit)
 	}
 	if s.Offset != nil {
 		return nil, errAt(s.Offset.Pos(), sqlerr.Unsupported, "OFFSET needs ORDER BY on a stream").
