@@ -110,6 +110,10 @@ func (p *printer) selectQuery(s *Select) {
 		p.windowSpec(w.Spec)
 		p.WriteString(")")
 	}
+	if s.Qualify != nil {
+		p.WriteString(" QUALIFY ")
+		p.expr(s.Qualify)
+	}
 	p.orderLimit(s.OrderBy, s.Limit)
 	if s.Offset != nil {
 		p.WriteString(" OFFSET ")

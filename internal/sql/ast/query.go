@@ -23,6 +23,9 @@ type Select struct {
 	Offset Expr
 	// Windows are the definitions of the WINDOW clause.
 	Windows []*NamedWindow
+	// Qualify is the condition of QUALIFY (a filter on the results of
+	// OVER calls); nil if none.
+	Qualify Expr
 }
 
 // SelectItem is one entry of a select list: expr [AS alias], * or t.*.

@@ -174,6 +174,7 @@ func walkChildren(v Visitor, node Node) {
 		walk(v, n.Limit)
 		walk(v, n.Offset)
 		walkList(v, n.Windows)
+		walk(v, n.Qualify)
 	case *SelectItem:
 		walk(v, n.Expr)
 		walk(v, n.Alias)

@@ -178,8 +178,9 @@ func (p *parser) selectCore() *ast.Select {
 		p.next()
 		s.Windows = p.windows()
 	}
-	if t := p.tok(); t.is("QUALIFY") {
-		p.unsupported(t.pos, "write the condition in a WHERE around a subquery", "%s is not supported", t.val)
+	if p.isKw("QUALIFY") {
+		p.next()
+		s.Qualify = p.expr()
 	}
 	return s
 }
@@ -222,7 +223,9 @@ func (p *parser) optAlias() *ast.Ident {
 		return p.ident("an alias")
 	}
 	t := p.tok()
-	if !isIdent(t) {
+	if !isIdent(t) || t.kind == tWord && t.is("QUALIFY") {
+		// QUALIFY is reserved in Calcite; Eddy keeps it a name except
+		// where an alias would swallow the clause.
 		return nil
 	}
 	if t.kind == tWord {

@@ -3,6 +3,7 @@ package plan
 import (
 	"fmt"
 	"maps"
+	"slices"
 	"strings"
 
 	"github.com/eddy-sql/eddy/internal/expr"
@@ -496,4 +497,70 @@ func literalCount(e ast.Expr, what string) (int64, error) {
 		}
 	}
 	return 0, errAt(e.Pos(), sqlerr.InvalidArgument, "%s needs a non-negative integer literal", what)
+}
+
+// withQualifyItems returns s with the OVER calls of its QUALIFY appended
+// to the select list as hidden items ($qualifyN), and their number.
+func withQualifyItems(s *ast.Select) (*ast.Select, int, error) {
+	if s.Qualify == nil {
+		return s, 0, nil
+	}
+	if s.Distinct {
+		return nil, 0, errAt(s.Qualify.Pos(), sqlerr.Unsupported, "QUALIFY with SELECT DISTINCT is not supported yet").
+			WithHint("filter in a subquery: SELECT DISTINCT ... FROM (SELECT ... QUALIFY ...)")
+	}
+	q := &ast.Select{Items: []*ast.SelectItem{{Expr: s.Qualify}}}
+	calls := overCalls(q)
+	if len(calls) == 0 && !hasOverItem(s) {
+		return nil, 0, errAt(s.Qualify.Pos(), sqlerr.InvalidArgument, "QUALIFY expression '%s' must contain a window function", ast.Format(s.Qualify))
+	}
+	out := *s
+	out.Items = slices.Clone(s.Items)
+	for i, fc := range calls {
+		out.Items = append(out.Items, &ast.SelectItem{Expr: fc, Alias: &ast.Ident{Loc: ast.Loc{Start: fc.Pos()}, Name: fmt.Sprintf("$qualify%d", i)}})
+	}
+	return &out, len(calls), nil
+}
+
+// planQualify filters the projected rows of f by QUALIFY: the condition
+// reads the select list's columns by name and its OVER calls from their
+// hidden columns (the nq columns before the orderExtras ones), which are
+// then dropped. The filter above the projection above the Over is the
+// Top-N pattern of rule rank.
+func planQualify(s *ast.Select, f *frag, nq, orderExtras int) error {
+	cols := f.sc.cols
+	first := len(cols) - orderExtras - nq
+	qsc := &scope{cols: cols, subst: map[string]int{}}
+	q := &ast.Select{Items: []*ast.SelectItem{{Expr: s.Qualify}}}
+	for i, fc := range overCalls(q) {
+		qsc.subst[ast.Format(fc)] = first + i
+	}
+	x, err := bindExpr(s.Qualify, qsc)
+	if err != nil {
+		return err
+	}
+	if x.Type().ID != types.TypeBoolean && x.Type().ID != types.TypeNull {
+		return errAt(s.Qualify.Pos(), sqlerr.TypeMismatch, "QUALIFY needs a BOOLEAN condition, but %s has type %s", ast.Format(s.Qualify), x.Type())
+	}
+	if nq == 0 {
+		f.addCalc(Calc{Filter: x, FilterPos: s.Qualify.Pos(), Pos: s.Pos()})
+		return nil
+	}
+	// One calc filters and drops the hidden columns, so that rule rank
+	// sees that nothing reads the rank.
+	var project []expr.Expr
+	var keep []column
+	for i, c := range cols {
+		if i >= first && i < first+nq {
+			continue
+		}
+		ref, err := expr.Col(i, c.name, c.typ)
+		if err != nil {
+			return err
+		}
+		project, keep = append(project, ref), append(keep, c)
+	}
+	f.sc = &scope{cols: keep}
+	f.addCalc(Calc{Filter: x, FilterPos: s.Qualify.Pos(), Project: project, Pos: s.Pos()})
+	return nil
 }

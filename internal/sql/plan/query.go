@@ -209,17 +209,21 @@ func (p *Planner) planSelect(s *ast.Select, st *stmt) (*frag, error) {
 			calc.Filter, calc.FilterPos = h, s.Having.Pos()
 		}
 	}
-	if len(s.Windows) > 0 || hasOverItem(s) {
+	qs, qualifyExtras, err := withQualifyItems(s)
+	if err != nil {
+		return nil, err
+	}
+	if len(qs.Windows) > 0 || hasOverItem(qs) {
 		if !calc.IsIdentity() {
 			f.addCalc(calc)
 			calc = Calc{}
 		}
-		if err := p.planOver(s, f); err != nil {
+		if err := p.planOver(qs, f); err != nil {
 			return nil, err
 		}
 	}
 	calc.Pos = s.Pos()
-	proj, orderExtras, err := p.withOrderColumns(s, f)
+	proj, orderExtras, err := p.withOrderColumns(qs, f)
 	if err != nil {
 		return nil, err
 	}
@@ -228,6 +232,11 @@ func (p *Planner) planSelect(s *ast.Select, st *stmt) (*frag, error) {
 	}
 	if !calc.IsIdentity() {
 		f.addCalc(calc)
+	}
+	if s.Qualify != nil {
+		if err := planQualify(s, f, qualifyExtras, orderExtras); err != nil {
+			return nil, err
+		}
 	}
 	if s.Distinct {
 		if err := p.planDistinct(s, f); err != nil {
