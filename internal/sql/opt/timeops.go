@@ -169,9 +169,7 @@ func (t *translator) translateTime(r plan.Rel, ins []int) (int, bool, error) {
 		return t.addNode(jobgraph.Node{UID: n.UID, Inputs: []jobgraph.Edge{hashEdge(ins[0], n.PartitionKeys)}, Op: op, Out: out}), true, nil
 	case *plan.Rank:
 		op := &jobgraph.Rank{PartitionKeys: n.PartitionKeys, OrderBy: n.OrderBy, Func: n.Func, Start: n.Start, End: n.End, OutputRank: n.OutputRank}
-		if plan.ChangelogOf(n.In).Mode != jobgraph.Append {
-			op.Strategy = jobgraph.RetractStrategy
-		}
+		op.Strategy, op.UpsertKey = rankStrategy(n)
 		return t.addNode(jobgraph.Node{UID: n.UID, Inputs: []jobgraph.Edge{hashEdge(ins[0], n.PartitionKeys)}, Op: op, Out: out}), true, nil
 	case *plan.Deduplicate:
 		op := &jobgraph.Deduplicate{Keys: n.Keys, KeepLast: n.KeepLast, TimeColumn: n.TimeColumn}
