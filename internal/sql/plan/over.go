@@ -564,3 +564,15 @@ func planQualify(s *ast.Select, f *frag, nq, orderExtras int) error {
 	f.addCalc(Calc{Filter: x, FilterPos: s.Qualify.Pos(), Project: project, Pos: s.Pos()})
 	return nil
 }
+
+// planSetOpOrdered plans ORDER BY [LIMIT] after a set operation: the
+// operation, then the sort of its rows as planOrderBy sorts a SELECT's.
+func (p *Planner) planSetOpOrdered(n *ast.SetOp, st *stmt, toClient bool) (*frag, error) {
+	bare := *n
+	bare.OrderBy, bare.Limit = nil, nil
+	f, err := p.planSetOp(&bare, st)
+	if err != nil {
+		return nil, err
+	}
+	return f, p.planOrderBy(&ast.Select{Loc: ast.Loc{Start: n.Pos()}, OrderBy: n.OrderBy, Limit: n.Limit}, f, 0, toClient)
+}
