@@ -272,6 +272,9 @@ func bindExpr(e ast.Expr, sc *scope) (expr.Expr, error) {
 		} else {
 			env = sc.exprEnv()
 		}
+		if name == "PROCTIME" && len(n.Name.Parts) == 1 {
+			return bindProcTime(n, env)
+		}
 		r, err := expr.CallEnv(env, name, args...)
 		if err != nil {
 			return nil, positioned(err, n.Pos(), sqlerr.UnknownFunction)
