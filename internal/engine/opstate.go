@@ -51,6 +51,10 @@ func operatorState(job *jobgraph.Job) string {
 			d = fmt.Sprintf("rank;row=%s;keys=%v;order=%+v;func=%s;range=%d-%d;strategy=%s", typeList(in(n, 0)), op.PartitionKeys, op.OrderBy, op.Func, op.Start, op.End, op.Strategy)
 		case *jobgraph.Deduplicate:
 			d = fmt.Sprintf("dedup;row=%s;keys=%v;last=%t;time=%d", typeList(in(n, 0)), op.Keys, op.KeepLast, op.TimeColumn)
+		case *jobgraph.WindowRank:
+			d = fmt.Sprintf("windowrank;row=%s;window=%+v;keys=%v;order=%+v;func=%s;range=%d-%d", typeList(in(n, 0)), op.Windowing, op.PartitionKeys, op.OrderBy, op.Func, op.Start, op.End)
+		case *jobgraph.WindowDeduplicate:
+			d = fmt.Sprintf("windowdedup;row=%s;window=%+v;keys=%v;last=%t;time=%d", typeList(in(n, 0)), op.Windowing, op.Keys, op.KeepLast, op.TimeColumn)
 		case *jobgraph.TemporalSort:
 			d = fmt.Sprintf("sort;row=%s;time=%d;order=%+v", typeList(in(n, 0)), op.TimeColumn, op.OrderBy)
 		case *jobgraph.IntervalJoin:

@@ -78,7 +78,9 @@ func rankRule(r plan.Rel) plan.Rel {
 		rank.Cols = append(rank.Cols, o.Cols[rc])
 	}
 	var top plan.Rel = rank
-	if rank.IsTop1() && start == 1 && len(o.OrderBy) == 1 && plan.ChangelogOf(in).Mode == jobgraph.Append {
+	if wr := windowRank(rank, o); wr != nil {
+		top = wr
+	} else if rank.IsTop1() && start == 1 && len(o.OrderBy) == 1 && plan.ChangelogOf(in).Mode == jobgraph.Append {
 		k := o.OrderBy[0]
 		if t := in.Columns()[k.Col].Time; t != plan.NotTime {
 			d := &plan.Deduplicate{In: in, Keys: o.PartitionKeys, KeepLast: k.Desc, TimeColumn: k.Col,
@@ -165,4 +167,30 @@ func hasRanking(r plan.Rel) bool {
 		}
 	}
 	return false
+}
+
+// windowRank returns a Top-N partitioned by the window of a window TVF,
+// window aggregate or window join as a window Top-N, or as a window
+// deduplication when it keeps one row per window and key by the window's
+// time attribute (Flink's WindowRank and WindowDeduplicate); nil when the
+// partition holds no window.
+func windowRank(rank *plan.Rank, o *plan.Over) plan.Rel {
+	w, keys, ok := plan.WindowPartition(rank.In, rank.PartitionKeys)
+	if !ok {
+		return nil
+	}
+	uid := strings.TrimPrefix(rank.UID, "rank/")
+	if rank.IsTop1() && rank.Start == 1 && len(rank.OrderBy) == 1 && !w.Window.ProcTime() &&
+		plan.IsWindowTime(rank.In, rank.OrderBy[0].Col, w.WindowStart) {
+		return &plan.WindowDedup{In: rank.In, Windowing: w, Keys: keys, KeepLast: rank.OrderBy[0].Desc,
+			TimeColumn: rank.OrderBy[0].Col, UID: "windowdedup/" + uid, Pos: rank.Pos}
+	}
+	wr := &plan.WindowRank{In: rank.In, Windowing: w, PartitionKeys: keys, OrderBy: rank.OrderBy, Func: rank.Func,
+		Start: rank.Start, End: rank.End, OutputRank: rank.OutputRank, UID: "windowrank/" + uid, Pos: rank.Pos}
+	// Insert-only: the time attributes (window_time) stay.
+	wr.Cols = append([]plan.Column(nil), rank.In.Columns()...)
+	if rank.OutputRank {
+		wr.Cols = append(wr.Cols, o.Cols[len(o.Cols)-1])
+	}
+	return wr
 }

@@ -28,6 +28,18 @@ func (x *placer) placeTime(r plan.Rel) (plan.Rel, bool, error) {
 			return nil, true, err
 		}
 		return n.WithInputs([]plan.Rel{in}), true, nil
+	case *plan.WindowRank:
+		in, err := x.insertOnly(n.In, "WindowRank", n.Pos)
+		if err != nil {
+			return nil, true, err
+		}
+		return n.WithInputs([]plan.Rel{in}), true, nil
+	case *plan.WindowDedup:
+		in, err := x.insertOnly(n.In, "WindowDeduplicate", n.Pos)
+		if err != nil {
+			return nil, true, err
+		}
+		return n.WithInputs([]plan.Rel{in}), true, nil
 	case *plan.TemporalSort:
 		in, err := x.insertOnly(n.In, "TemporalSort", n.Pos)
 		if err != nil {
@@ -124,7 +136,7 @@ func describeNode(r plan.Rel) string {
 // for other nodes.
 func timeKinds(r plan.Rel, in []jobgraph.Kinds) (jobgraph.Kinds, bool) {
 	switch n := r.(type) {
-	case *plan.Over, *plan.IntervalJoin, *plan.TemporalSort:
+	case *plan.Over, *plan.IntervalJoin, *plan.TemporalSort, *plan.WindowRank, *plan.WindowDedup:
 		return jobgraph.Kinds{Insert: true}, true
 	case *plan.Rank:
 		return kindsOfMode(jobgraph.Retract), true
@@ -174,6 +186,12 @@ func (t *translator) translateTime(r plan.Rel, ins []int) (int, bool, error) {
 	case *plan.Deduplicate:
 		op := &jobgraph.Deduplicate{Keys: n.Keys, KeepLast: n.KeepLast, TimeColumn: n.TimeColumn}
 		return t.addNode(jobgraph.Node{UID: n.UID, Inputs: []jobgraph.Edge{hashEdge(ins[0], n.Keys)}, Op: op, Out: out}), true, nil
+	case *plan.WindowRank:
+		op := &jobgraph.WindowRank{Windowing: n.Windowing, PartitionKeys: n.PartitionKeys, OrderBy: n.OrderBy, Func: n.Func, Start: n.Start, End: n.End, OutputRank: n.OutputRank}
+		return t.addNode(jobgraph.Node{UID: n.UID, Inputs: []jobgraph.Edge{hashEdge(ins[0], plan.WindowKeys(n.Windowing, n.PartitionKeys))}, Op: op, Out: out}), true, nil
+	case *plan.WindowDedup:
+		op := &jobgraph.WindowDeduplicate{Windowing: n.Windowing, Keys: n.Keys, KeepLast: n.KeepLast, TimeColumn: n.TimeColumn}
+		return t.addNode(jobgraph.Node{UID: n.UID, Inputs: []jobgraph.Edge{hashEdge(ins[0], plan.WindowKeys(n.Windowing, n.Keys))}, Op: op, Out: out}), true, nil
 	case *plan.TemporalSort:
 		op := &jobgraph.TemporalSort{TimeColumn: n.TimeColumn, ProcTime: n.ProcTime, OrderBy: n.OrderBy}
 		return t.addNode(jobgraph.Node{UID: n.UID, Inputs: []jobgraph.Edge{{From: ins[0], Exchange: jobgraph.Hash}}, Op: op, Out: out}), true, nil
@@ -205,6 +223,10 @@ func timeExchangeKeys(r plan.Rel, i int) []int {
 		return n.PartitionKeys
 	case *plan.Deduplicate:
 		return n.Keys
+	case *plan.WindowRank:
+		return plan.WindowKeys(n.Windowing, n.PartitionKeys)
+	case *plan.WindowDedup:
+		return plan.WindowKeys(n.Windowing, n.Keys)
 	case *plan.IntervalJoin:
 		if i == 1 {
 			return n.RightKeys

@@ -179,7 +179,7 @@ func (n *Rank) IsTop1() bool {
 // for other nodes.
 func timeChangelog(r Rel) (Changelog, bool) {
 	switch n := r.(type) {
-	case *Over, *IntervalJoin, *TemporalSort:
+	case *Over, *IntervalJoin, *TemporalSort, *WindowRank, *WindowDedup:
 		return Changelog{Mode: jobgraph.Append, Source: -1}, true
 	case *Rank:
 		c := Changelog{Mode: jobgraph.Retract, Source: -1}
@@ -229,7 +229,7 @@ func timeNodeName(r Rel) (logical, physical string, ok bool) {
 	case *TemporalSort:
 		return "LogicalSort", "TemporalSort", true
 	}
-	return "", "", false
+	return windowRankName(r)
 }
 
 // timeNodeAttrs renders the attributes of the nodes of this file.
@@ -297,7 +297,7 @@ func timeNodeAttrs(r Rel) []string {
 		}
 		return []string{"orderBy=[" + strings.Join(keys, ", ") + "]", "uid=[" + n.UID + "]"}
 	}
-	return nil
+	return windowRankAttrs(r)
 }
 
 func sortKeys(in []string, keys []jobgraph.SortKey) string {
