@@ -360,6 +360,9 @@ func (p *Planner) planFrom(te ast.TableExpr, st *stmt) (*frag, error) {
 			if in.Watermark != nil && in.Watermark.Column == k {
 				c.Time = RowTime
 			}
+			if k < len(in.Columns) && isProcTime(in.Columns[k]) {
+				c.Time = ProcTime // a computed column AS PROCTIME()
+			}
 			scan.Cols = append(scan.Cols, c)
 		}
 		f := &frag{st: st, rel: scan, sc: scopeOf(in.Schema, qual)}
