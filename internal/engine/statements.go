@@ -221,7 +221,11 @@ func (e *Engine) query(ctx context.Context, q ast.Query, interactive bool) (*cli
 	if err != nil {
 		return nil, err
 	}
-	return jobResult(job, qp.Schema, qp.Key, qp.Job.Limit), nil
+	res := jobResult(job, qp.Schema, qp.Key, qp.Job.Limit)
+	for _, k := range qp.Job.Sink.OrderBy {
+		res.Rows.Order = append(res.Rows.Order, cli.SortKey{Col: k.Col, Desc: k.Desc, NullsFirst: k.NullsFirst})
+	}
+	return res, nil
 }
 
 var functionIDPattern = regexp.MustCompile(`^[A-Za-z_][A-Za-z0-9_$]*(\.[A-Za-z_][A-Za-z0-9_$]*)*$`)

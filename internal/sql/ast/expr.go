@@ -324,6 +324,9 @@ type FuncCall struct {
 	// JSON_OBJECTAGG and JSON_ARRAYAGG; "" when not written.
 	// JSON_OBJECTAGG([KEY] k VALUE v) has Args k and v.
 	OnNull string
+	// Over is the window of f(...) OVER (...) or OVER w; nil for a plain
+	// call.
+	Over *WindowSpec
 	// Resolved is set by the planner when the name resolves to a
 	// user-defined function (its binding); nil for built-ins. It is not
 	// part of the syntax: Format ignores it.

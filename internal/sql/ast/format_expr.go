@@ -297,6 +297,68 @@ func (p *printer) funcCall(f *FuncCall) {
 		p.expr(f.Filter)
 		p.WriteString(")")
 	}
+	if f.Over != nil {
+		p.WriteString(" OVER ")
+		if f.Over.Ref != nil && f.Over.PartitionBy == nil && f.Over.OrderBy == nil && f.Over.Frame == nil {
+			p.ident(f.Over.Ref)
+			return
+		}
+		p.WriteString("(")
+		p.windowSpec(f.Over)
+		p.WriteString(")")
+	}
+}
+
+// windowSpec prints the inside of OVER (...) and of WINDOW w AS (...).
+func (p *printer) windowSpec(w *WindowSpec) {
+	sep := ""
+	if w.Ref != nil {
+		p.ident(w.Ref)
+		sep = " "
+	}
+	if w.PartitionBy != nil {
+		p.ws(sep, "PARTITION BY ")
+		p.exprList(w.PartitionBy)
+		sep = " "
+	}
+	if w.OrderBy != nil {
+		p.ws(sep, "ORDER BY ")
+		p.orderItems(w.OrderBy)
+		sep = " "
+	}
+	if f := w.Frame; f != nil {
+		p.WriteString(sep)
+		if f.Rows {
+			p.WriteString("ROWS ")
+		} else {
+			p.WriteString("RANGE ")
+		}
+		if f.End == nil {
+			p.frameBound(f.Start)
+			return
+		}
+		p.WriteString("BETWEEN ")
+		p.frameBound(f.Start)
+		p.WriteString(" AND ")
+		p.frameBound(f.End)
+	}
+}
+
+func (p *printer) frameBound(b *FrameBound) {
+	switch b.Kind {
+	case UnboundedPreceding:
+		p.WriteString("UNBOUNDED PRECEDING")
+	case UnboundedFollowing:
+		p.WriteString("UNBOUNDED FOLLOWING")
+	case CurrentRow:
+		p.WriteString("CURRENT ROW")
+	case Preceding:
+		p.expr(b.Offset)
+		p.WriteString(" PRECEDING")
+	case Following:
+		p.expr(b.Offset)
+		p.WriteString(" FOLLOWING")
+	}
 }
 
 // specialArgs prints the arguments of the functions with keyword syntax:

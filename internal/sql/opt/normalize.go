@@ -183,6 +183,9 @@ func (x *placer) place(r plan.Rel) (plan.Rel, error) {
 		}
 		return n.WithInputs([]plan.Rel{in}), nil
 	}
+	if d, ok, err := x.placeTime(r); ok {
+		return d, err
+	}
 	return nil, fmt.Errorf("internal: cannot place normalizes in %T", r)
 }
 

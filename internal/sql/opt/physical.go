@@ -196,6 +196,9 @@ func (t *translator) translate(r plan.Rel) (int, error) {
 			Out:    out,
 		}), nil
 	}
+	if e, ok, err := t.translateTime(r, ins); ok {
+		return e, err
+	}
 	return 0, fmt.Errorf("internal: no operator for plan node %T", r)
 }
 

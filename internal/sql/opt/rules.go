@@ -37,6 +37,7 @@ var rules = []rule{
 	{"filter-into-aggregate", filterIntoAggregate},
 	{"prune-join-inputs", pruneJoinInputs},
 	{"window-tvf-into-aggregate", windowTVFIntoAggregate},
+	{"rank", rankRule},
 }
 
 // maxPasses bounds the passes over a plan; rules that keep undoing each

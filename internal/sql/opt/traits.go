@@ -63,6 +63,8 @@ func inferTraits(s *plan.Sink) map[plan.Rel]Traits {
 			k = jobgraph.Kinds{Insert: true, UpdateBefore: p.Contains(types.UpdateBefore), UpdateAfter: p.Contains(types.UpdateAfter), Delete: p.Contains(types.Delete)}
 		case *plan.Normalize:
 			k = jobgraph.Kinds{Insert: true, UpdateBefore: !n.DropUpdateBefore, UpdateAfter: true, Delete: true}
+		case *plan.Over, *plan.Rank, *plan.Deduplicate, *plan.IntervalJoin, *plan.TemporalJoin, *plan.TemporalSort, *plan.WindowRank, *plan.WindowDedup:
+			k, _ = timeKinds(r, in)
 		case *plan.Sink:
 			k = in[0]
 			switch {

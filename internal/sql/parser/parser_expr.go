@@ -484,7 +484,9 @@ func (p *parser) aggregateTail(f *ast.FuncCall) ast.Expr {
 		f.Filter = p.expr()
 		p.want(tRParen)
 	}
-	if t := p.tok(); t.is("OVER") || t.is("WITHIN") {
+	if t := p.tok(); t.is("OVER") {
+		p.over(f)
+	} else if t.is("WITHIN") {
 		p.unsupported(t.pos, "", "%s after a function call is not supported", t.val)
 	}
 	return f

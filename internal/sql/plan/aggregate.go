@@ -29,7 +29,7 @@ var aggFuncs = map[string]jobgraph.AggFunc{
 // an aggregate call.
 func aggCallOf(e ast.Expr) (*ast.FuncCall, jobgraph.AggFunc, bool) {
 	f, ok := e.(*ast.FuncCall)
-	if !ok {
+	if !ok || f.Over != nil {
 		return nil, "", false
 	}
 	if u, _, isUser := userAggOf(f); isUser {

@@ -250,6 +250,10 @@ func bindExpr(e ast.Expr, sc *scope) (expr.Expr, error) {
 		r, err := expr.Case(operand, whens, thens, els)
 		return r, positioned(err, n.Pos(), sqlerr.TypeMismatch)
 	case *ast.FuncCall:
+		if n.Over != nil {
+			return nil, errAt(n.Pos(), sqlerr.InvalidArgument, "OVER calls are allowed only in the select list").
+				WithHint("compute the OVER call in a subquery and refer to its column")
+		}
 		if u, ok := n.Resolved.(*userFunc); ok && u.fn.Kind() == udf.ScalarKind {
 			return bindUserScalar(n, u, sc)
 		}

@@ -125,6 +125,9 @@ func ChangelogOf(r Rel) Changelog {
 		}
 		return c
 	}
+	if c, ok := timeChangelog(r); ok {
+		return c
+	}
 	return Changelog{Mode: jobgraph.Append, Source: -1}
 }
 

@@ -101,7 +101,10 @@ func nodeName(r Rel, optimized bool) string {
 	case *Sink:
 		logical, physical = "LogicalSink", "Sink"
 	default:
-		return fmt.Sprintf("%T", n)
+		var ok bool
+		if logical, physical, ok = timeNodeName(r); !ok {
+			return fmt.Sprintf("%T", n)
+		}
 	}
 	if optimized {
 		return physical
@@ -220,7 +223,7 @@ func nodeAttrs(b *Bound, r Rel) []string {
 		}
 		return a
 	}
-	return nil
+	return timeNodeAttrs(r)
 }
 
 func selectList(project []expr.Expr, cols []Column) string {
