@@ -10,7 +10,6 @@ import (
 	"github.com/eddy-sql/eddy/internal/artifact"
 	"github.com/eddy-sql/eddy/internal/catalog"
 	"github.com/eddy-sql/eddy/internal/cli"
-	"github.com/eddy-sql/eddy/internal/expr"
 	"github.com/eddy-sql/eddy/internal/sql/ast"
 	"github.com/eddy-sql/eddy/internal/sql/opt"
 	"github.com/eddy-sql/eddy/internal/sql/plan"
@@ -47,7 +46,7 @@ func (e *Engine) show(s *ast.Show) (*cli.Result, error) {
 		// Built-in functions, then the user functions of the current
 		// database, like Flink's SHOW FUNCTIONS.
 		var rows [][]string
-		for _, f := range expr.Functions() {
+		for _, f := range plan.BuiltinFunctions() {
 			rows = append(rows, []string{f.Name, "built-in " + f.Family, f.Description})
 		}
 		for _, u := range e.userFunctions() {
@@ -104,9 +103,12 @@ func (e *Engine) describeFunction(s *ast.DescribeFunction) (*cli.Result, error) 
 	if len(parts) == 3 {
 		cat = parts[0]
 	}
-	if f, ok := e.cat.Function(cat, db, name); ok && e.isUDF(f.ID) {
+	// An unqualified name is a built-in function first, as calls resolve it
+	// (Flink resolves system functions before catalog ones).
+	_, builtin := plan.LookupBuiltin(name)
+	if f, ok := e.cat.Function(cat, db, name); ok && e.isUDF(f.ID) && (!builtin || len(parts) > 1) {
 		u, _ := e.udfs.Lookup(f.ID)
-		add("name", name)
+		add("name", f.Name)
 		add("kind", "user ("+u.Kind().String()+" function)")
 		add("id", f.ID)
 		add("signature", strings.Join(u.Signatures(), "; "))
@@ -120,8 +122,8 @@ func (e *Engine) describeFunction(s *ast.DescribeFunction) (*cli.Result, error) 
 		}
 		return staticResult(stringSchema("info name", "info value"), stringRows(rows)), nil
 	}
-	if f, ok := e.cat.Function(cat, db, name); ok {
-		add("name", name)
+	if f, ok := e.cat.Function(cat, db, name); ok && (!builtin || len(parts) > 1) {
+		add("name", f.Name)
 		add("kind", "user (process table function)")
 		add("id", f.ID)
 		if f.Artifact != "" {
@@ -140,10 +142,10 @@ func (e *Engine) describeFunction(s *ast.DescribeFunction) (*cli.Result, error) 
 		}
 		return staticResult(stringSchema("info name", "info value"), stringRows(rows)), nil
 	}
-	info, ok := expr.LookupFunction(name)
+	info, ok := plan.LookupBuiltin(name)
 	if len(parts) > 1 || !ok {
 		err := sqlerr.Newf(sqlerr.UnknownFunction, "Function '%s' not found", s.Name).At(s.Name.Pos())
-		if sug := expr.SuggestFunction(name); sug != "" && len(parts) == 1 {
+		if sug := plan.SuggestFunction(name, e.cat.Functions(cat, db)); sug != "" && len(parts) == 1 {
 			return nil, err.WithHint("did you mean %s? SHOW FUNCTIONS lists the functions", sug)
 		}
 		return nil, err.WithHint("SHOW FUNCTIONS lists the functions")

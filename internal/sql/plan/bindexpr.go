@@ -270,7 +270,7 @@ func bindExpr(e ast.Expr, sc *scope) (expr.Expr, error) {
 		}
 		r, err := expr.CallEnv(env, name, args...)
 		if err != nil {
-			return nil, positioned(err, n.Pos(), sqlerr.UnknownFunction)
+			return nil, positioned(unknownFunctionError(n, err), n.Pos(), sqlerr.UnknownFunction)
 		}
 		return r, nil
 	case *ast.TimeUnitArg:

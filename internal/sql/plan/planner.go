@@ -148,7 +148,7 @@ func (p *Planner) ResolveFunction(n *ast.ObjectName) (string, *ptf.Definition, e
 		if _, known := p.Registry.Lookup("examples." + name); known {
 			e.WithHint("register it first: CREATE FUNCTION %s AS 'examples.%s'", name, name)
 		} else if fns := p.Catalog.Functions(cat, db); len(fns) > 0 {
-			e.WithHint("functions here: %s%s (function names are case-sensitive)", strings.Join(fns, ", "), suggest(name, fns))
+			e.WithHint("functions here: %s%s", strings.Join(fns, ", "), suggest(name, fns))
 		} else {
 			e.WithHint("register a function with CREATE FUNCTION %s AS '<id>'; available ids: %s", name, strings.Join(p.Registry.IDs(), ", "))
 		}

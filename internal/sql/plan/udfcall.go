@@ -45,6 +45,9 @@ func (p *Planner) resolveUserCalls(q ast.Node) error {
 		}
 		var u *userFunc
 		if u, err = p.lookupUserFunc(fc.Name); err != nil || u == nil {
+			if err == nil {
+				fc.Resolved = p.unknownCall(fc.Name)
+			}
 			return err == nil
 		}
 		switch u.fn.Kind() {
@@ -56,6 +59,37 @@ func (p *Planner) resolveUserCalls(q ast.Node) error {
 		}
 		return err == nil
 	})
+	return err
+}
+
+// unknownCall marks a call that names neither a built-in nor a user
+// function: binding fails, and the did-you-mean hint looks at the user
+// functions of the call's database too.
+type unknownCall struct{ users []string }
+
+func (p *Planner) unknownCall(n *ast.ObjectName) *unknownCall {
+	cat, db, _, err := p.qualify(n)
+	if err != nil {
+		return nil
+	}
+	return &unknownCall{users: p.Catalog.Functions(cat, db)}
+}
+
+// unknownFunctionError is the error for a call of an unknown function: a
+// did-you-mean among the built-in scalar and aggregate functions and the
+// user functions of the database.
+func unknownFunctionError(n *ast.FuncCall, err error) error {
+	se, ok := sqlerr.As(err)
+	if !ok || se.Code != sqlerr.UnknownFunction {
+		return err
+	}
+	var users []string
+	if u, ok := n.Resolved.(*unknownCall); ok && u != nil {
+		users = u.users
+	}
+	if s := SuggestFunction(n.Name.Last().Name, users); s != "" {
+		return se.WithHint("did you mean %s? SHOW FUNCTIONS lists the functions", s)
+	}
 	return err
 }
 
@@ -97,14 +131,8 @@ func (p *Planner) lookupUserFunc(n *ast.ObjectName) (*userFunc, error) {
 	if err != nil {
 		return nil, err
 	}
-	f, ok := p.Catalog.Function(cat, db, name)
+	f, ok := p.Catalog.Function(cat, db, name) // case-insensitive, as in Flink
 	if !ok {
-		for _, other := range p.Catalog.Functions(cat, db) {
-			if strings.EqualFold(other, name) {
-				return nil, errAt(n.Pos(), sqlerr.UnknownFunction, "Function '%s' not found in %s.%s", n, cat, db).
-					WithHint("did you mean %s? (function names are case-sensitive)", other)
-			}
-		}
 		return nil, nil
 	}
 	if fn, ok := p.UDFs.Lookup(f.ID); ok {
