@@ -17,6 +17,9 @@ type Env struct {
 	// start time gives Flink's batch semantics. Nil makes those functions
 	// fail to build.
 	Now func() int64
+	// Database is the session's current database, for
+	// CURRENT_DATABASE(); "" makes that function fail to build.
+	Database string
 }
 
 // FuncInfo describes a built-in function for SHOW FUNCTIONS and DESCRIBE

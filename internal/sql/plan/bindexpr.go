@@ -263,10 +263,14 @@ func bindExpr(e ast.Expr, sc *scope) (expr.Expr, error) {
 		}
 		name := strings.ToUpper(n.Name.Last().Name)
 		var env expr.Env
-		if b, ok := n.Resolved.(*builtinCall); ok && sc.env.Now == nil {
+		b, _ := n.Resolved.(*builtinCall)
+		if b != nil && b.env.Now != nil && sc.env.Now == nil {
 			env = b.env // the statement clock, unless the scope has its own
 		} else {
 			env = sc.exprEnv()
+		}
+		if b != nil {
+			env.Database = b.env.Database
 		}
 		r, err := expr.CallEnv(env, name, args...)
 		if err != nil {

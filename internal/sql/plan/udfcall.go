@@ -38,9 +38,7 @@ func (p *Planner) resolveUserCalls(q ast.Node) error {
 		}
 		fc.Resolved = nil
 		if len(fc.Name.Parts) == 1 && isBuiltinName(fc.Name.Last().Name) {
-			if p.Now != nil {
-				fc.Resolved = p.builtinEnv()
-			}
+			fc.Resolved = p.builtinEnv()
 			return true
 		}
 		var u *userFunc
@@ -100,11 +98,18 @@ type builtinCall struct{ env expr.Env }
 // builtinEnv returns the environment of built-in calls: the planner's
 // clock, read at each evaluation, so the current-time functions
 // (CURRENT_TIMESTAMP, NOW(), LOCALTIMESTAMP, ...) see the time of each
-// row as in Flink's streaming mode.
+// row as in Flink's streaming mode (without a clock, the scope's), and
+// the session's database.
 func (p *Planner) builtinEnv() *builtinCall {
-	if p.env == nil {
-		now := p.Now
-		p.env = &builtinCall{env: expr.Env{Now: func() int64 { return now().UnixNano() }}}
+	db := ""
+	if p.Session != nil {
+		db = p.Session.Database // USE changes it between statements
+	}
+	if p.env == nil || p.env.env.Database != db {
+		p.env = &builtinCall{env: expr.Env{Database: db}}
+		if now := p.Now; now != nil {
+			p.env.env.Now = func() int64 { return now().UnixNano() }
+		}
 	}
 	return p.env
 }
