@@ -81,10 +81,25 @@ func (p *parser) comparison() ast.Expr {
 			x = p.is(x)
 		case t.is("BETWEEN"):
 			p.next()
+			symmetric := p.acceptKw("SYMMETRIC")
+			if !symmetric {
+				p.acceptKw("ASYMMETRIC") // the default
+			}
 			b := &ast.Between{X: x, Not: not, BetweenPos: t.pos, Lo: p.concat()}
 			p.wantKw("AND")
 			b.Hi = p.concat()
 			x = b
+			if symmetric {
+				// x BETWEEN SYMMETRIC a AND b is (x BETWEEN a AND b) OR
+				// (x BETWEEN b AND a), as Calcite expands it; NOT BETWEEN
+				// SYMMETRIC is the AND of both NOT BETWEENs.
+				swapped := &ast.Between{X: b.X, Not: not, BetweenPos: t.pos, Lo: b.Hi, Hi: b.Lo}
+				op := ast.OpOr
+				if not {
+					op = ast.OpAnd
+				}
+				x = &ast.Binary{Op: op, X: b, Y: swapped, OpPos: t.pos}
+			}
 		case t.is("IN"):
 			p.next()
 			if p.tok().kind == tLParen && p.isQueryStart(1) {
@@ -502,9 +517,18 @@ func (p *parser) caseExpr() ast.Expr {
 			break
 		}
 		when := &ast.When{Loc: at(w.pos), Cond: p.expr()}
+		// CASE x WHEN v1, v2 THEN r is CASE x WHEN v1 THEN r WHEN v2 THEN r.
+		var more []*ast.When
+		for c.Operand != nil && p.accept(tComma) {
+			more = append(more, &ast.When{Loc: at(p.tok().pos), Cond: p.expr()})
+		}
 		p.wantKw("THEN")
 		when.Result = p.expr()
 		c.Whens = append(c.Whens, when)
+		for _, m := range more {
+			m.Result = when.Result
+			c.Whens = append(c.Whens, m)
+		}
 	}
 	if len(c.Whens) == 0 {
 		p.unexpected()
