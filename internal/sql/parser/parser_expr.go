@@ -275,6 +275,14 @@ func (p *parser) primary() ast.Expr {
 		}
 		p.next()
 		x := p.expr()
+		if p.tok().kind == tComma {
+			// (v1, v2, ...) is ROW(v1, v2, ...): an implicit row has at
+			// least two fields, as in Flink.
+			p.next()
+			r := &ast.RowExpr{Loc: at(t.pos), Values: append([]ast.Expr{x}, p.exprList()...)}
+			p.want(tRParen)
+			return r
+		}
 		p.want(tRParen)
 		return x
 	case tQuoted:
