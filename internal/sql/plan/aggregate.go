@@ -188,7 +188,7 @@ func (p *Planner) planAggregate(s *ast.Select, f *frag, distinct bool) error {
 			}
 			call, col, err := p.bindAggCall(fc, fn, in, addPre)
 			if err != nil {
-				bindErr = err
+				bindErr = withAggSignatures(err, fc)
 				return false
 			}
 			subst[key] = nKeys + len(calls)

@@ -5,6 +5,7 @@ import (
 	"strings"
 
 	"github.com/eddy-sql/eddy/internal/expr"
+	"github.com/eddy-sql/eddy/internal/sql/ast"
 	"github.com/eddy-sql/eddy/internal/sqlerr"
 )
 
@@ -94,4 +95,21 @@ func SuggestFunction(name string, users []string) string {
 		return byUpper[s]
 	}
 	return ""
+}
+
+// withAggSignatures adds the accepted signatures of a built-in aggregate
+// to an error about the arguments of its call fc (a wrong count or type),
+// as expr does for scalar functions.
+func withAggSignatures(err error, fc *ast.FuncCall) error {
+	se, ok := sqlerr.As(err)
+	if !ok || se.Hint != "" || (se.Code != sqlerr.TypeMismatch && se.Code != sqlerr.InvalidFunction) || len(fc.Name.Parts) != 1 {
+		return err
+	}
+	for _, f := range aggregateInfo {
+		if strings.EqualFold(f.Name, fc.Name.Last().Name) {
+			cp := *se
+			return cp.WithHint("accepted signatures: %s", strings.Join(f.Signatures, "; "))
+		}
+	}
+	return err
 }
