@@ -44,17 +44,35 @@ func (e *Engine) show(s *ast.Show) (*cli.Result, error) {
 		return e.showTables(s)
 	case ast.ShowFunctions:
 		// Built-in functions, then the user functions of the current
-		// database, like Flink's SHOW FUNCTIONS.
+		// database (or of FROM/IN), like Flink's SHOW FUNCTIONS.
+		cat, db, err := e.showDatabase(s)
+		if err != nil {
+			return nil, err
+		}
 		var rows [][]string
 		for _, f := range plan.BuiltinFunctions() {
-			rows = append(rows, []string{f.Name, "built-in " + f.Family, f.Description})
+			if functionMatches(s, f.Name) {
+				rows = append(rows, []string{f.Name, "built-in " + f.Family, f.Description})
+			}
 		}
-		for _, u := range e.userFunctions() {
-			rows = append(rows, []string{u[0], "user " + u[1], u[2]})
+		for _, u := range e.userFunctions(cat, db) {
+			if functionMatches(s, u[0]) {
+				rows = append(rows, []string{u[0], "user " + u[1], u[2]})
+			}
 		}
 		return staticResult(stringSchema("function name", "kind", "description"), stringRows(rows)), nil
 	case ast.ShowUserFunctions:
-		return staticResult(stringSchema("function name", "id", "description"), stringRows(e.userFunctions())), nil
+		cat, db, err := e.showDatabase(s)
+		if err != nil {
+			return nil, err
+		}
+		var rows [][]string
+		for _, u := range e.userFunctions(cat, db) {
+			if functionMatches(s, u[0]) {
+				rows = append(rows, u)
+			}
+		}
+		return staticResult(stringSchema("function name", "id", "description"), stringRows(rows)), nil
 	case ast.ShowCurrentCatalog:
 		return column("current catalog name", []string{e.sess.Catalog}), nil
 	case ast.ShowCurrentDatabase:
@@ -73,12 +91,37 @@ func (e *Engine) functionDef(f *catalog.Function) (*ptf.Definition, bool) {
 	return e.reg.Lookup(f.ID)
 }
 
-// userFunctions lists the functions of the current database as rows of
-// name, id and description.
-func (e *Engine) userFunctions() [][]string {
+// showDatabase returns the database of SHOW ... [FROM | IN db]: the
+// current one without FROM.
+func (e *Engine) showDatabase(s *ast.Show) (cat, db string, err error) {
+	cat, db = e.sess.Catalog, e.sess.Database
+	if s.From != nil {
+		parts := s.From.Names()
+		db = parts[len(parts)-1]
+		if len(parts) == 2 {
+			cat = parts[0]
+		}
+		err = e.checkDatabase(cat, db, s.From.Pos())
+	}
+	return cat, db, err
+}
+
+// functionMatches applies SHOW ... [NOT] LIKE to a function name. Function
+// names are case-insensitive, so the pattern matches them in any case
+// (Flink matches its lower-cased names).
+func functionMatches(s *ast.Show, name string) bool {
+	if s.Like == nil {
+		return true
+	}
+	return likePattern(strings.ToUpper(s.Like.Value)).MatchString(strings.ToUpper(name)) != s.NotLike
+}
+
+// userFunctions lists the functions of database cat.db as rows of name,
+// id and description.
+func (e *Engine) userFunctions(cat, db string) [][]string {
 	var rows [][]string
-	for _, n := range e.cat.Functions(e.sess.Catalog, e.sess.Database) {
-		f, _ := e.cat.Function(e.sess.Catalog, e.sess.Database, n)
+	for _, n := range e.cat.Functions(cat, db) {
+		f, _ := e.cat.Function(cat, db, n)
 		doc := ""
 		if d, ok := e.functionDef(f); ok {
 			doc = d.Doc
