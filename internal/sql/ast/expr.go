@@ -279,6 +279,9 @@ type Cast struct {
 	Type *TypeName
 	// Try is set for TRY_CAST (NULL instead of an error on failure).
 	Try bool
+	// Resolved is set by the planner before binding: the session
+	// environment of the conversion (its time zone); nil is none.
+	Resolved any
 }
 
 // Case is CASE [Operand] WHEN ... THEN ... [ELSE ...] END.

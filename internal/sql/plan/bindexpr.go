@@ -219,7 +219,11 @@ func bindExpr(e ast.Expr, sc *scope) (expr.Expr, error) {
 		if err != nil {
 			return nil, err
 		}
-		r, err := expr.Cast(x, n.Type.Type, n.Try)
+		var zone *time.Location
+		if b, ok := n.Resolved.(*builtinCall); ok {
+			zone = b.env.Zone
+		}
+		r, err := expr.CastIn(x, n.Type.Type, n.Try, zone)
 		return r, positioned(err, n.Pos(), sqlerr.TypeMismatch)
 	case *ast.Case:
 		var operand expr.Expr
@@ -270,7 +274,7 @@ func bindExpr(e ast.Expr, sc *scope) (expr.Expr, error) {
 			env = sc.exprEnv()
 		}
 		if b != nil {
-			env.Database = b.env.Database
+			env.Database, env.Zone = b.env.Database, b.env.Zone
 		}
 		r, err := expr.CallEnv(env, name, args...)
 		if err != nil {

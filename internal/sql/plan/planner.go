@@ -47,8 +47,10 @@ type Planner struct {
 	// from the epoch) and the current-time functions read it for each
 	// row (nil: they see the planning time).
 	Now func() time.Time
-	// env is the environment of built-in calls over Now.
-	env *builtinCall
+	// env is the environment of built-in calls over Now; envZone the
+	// 'table.local-time-zone' it was made for.
+	env     *builtinCall
+	envZone string
 	// Artifacts resolves a function bound to an artifact (CREATE FUNCTION
 	// ... USING JAR 'eddy-artifact://...'); nil refuses such functions.
 	Artifacts func(f *catalog.Function) (*ptf.Definition, error)

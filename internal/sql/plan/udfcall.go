@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"strings"
+	"time"
 
 	"github.com/eddy-sql/eddy/internal/expr"
 	"github.com/eddy-sql/eddy/internal/jobgraph"
@@ -30,15 +31,21 @@ var udfContext = context.Background()
 // Built-in names win over catalog functions for unqualified names, as
 // Flink resolves system functions before catalog ones.
 func (p *Planner) resolveUserCalls(q ast.Node) error {
-	var err error
+	env, err := p.builtinEnv()
+	if err != nil {
+		return err
+	}
 	ast.Inspect(q, func(n ast.Node) bool {
+		if c, ok := n.(*ast.Cast); ok {
+			c.Resolved = env // CAST converts TIMESTAMP_LTZ in the session time zone
+		}
 		fc, ok := n.(*ast.FuncCall)
 		if !ok || err != nil {
 			return err == nil
 		}
 		fc.Resolved = nil
 		if len(fc.Name.Parts) == 1 && isBuiltinName(fc.Name.Last().Name) {
-			fc.Resolved = p.builtinEnv()
+			fc.Resolved = env
 			return true
 		}
 		var u *userFunc
@@ -95,23 +102,46 @@ func unknownFunctionError(n *ast.FuncCall, err error) error {
 // environment it is built with.
 type builtinCall struct{ env expr.Env }
 
+// LocalTimeZoneKey is Flink's option of the session time zone.
+const LocalTimeZoneKey = "table.local-time-zone"
+
+// ParseLocalTimeZone resolves a value of 'table.local-time-zone': an IANA
+// name ('Europe/Berlin'), 'UTC' or an offset 'GMT+08:00'. 'default' (and
+// "") is UTC: Eddy's processes have no configured default zone (Flink's is
+// the JVM's).
+func ParseLocalTimeZone(v string) (*time.Location, error) {
+	if v == "" || strings.EqualFold(v, "default") {
+		return time.UTC, nil
+	}
+	loc, err := expr.LoadZone(v)
+	if err != nil || !strings.Contains(v, "/") && !strings.HasPrefix(v, "GMT") && v != "UTC" {
+		return nil, fmt.Errorf("The supported Zone ID is either a full name such as 'America/Los_Angeles', or a custom timezone id such as 'GMT-08:00', but configured Zone ID is '%s'.", v)
+	}
+	return loc, nil
+}
+
 // builtinEnv returns the environment of built-in calls: the planner's
 // clock, read at each evaluation, so the current-time functions
 // (CURRENT_TIMESTAMP, NOW(), LOCALTIMESTAMP, ...) see the time of each
-// row as in Flink's streaming mode (without a clock, the scope's), and
-// the session's database.
-func (p *Planner) builtinEnv() *builtinCall {
-	db := ""
+// row as in Flink's streaming mode (without a clock, the scope's), the
+// session's database and its time zone.
+func (p *Planner) builtinEnv() (*builtinCall, error) {
+	db, tz := "", ""
 	if p.Session != nil {
-		db = p.Session.Database // USE changes it between statements
+		db, tz = p.Session.Database, p.Session.Config[LocalTimeZoneKey] // USE and SET change them
 	}
-	if p.env == nil || p.env.env.Database != db {
-		p.env = &builtinCall{env: expr.Env{Database: db}}
+	if p.env == nil || p.env.env.Database != db || p.envZone != tz {
+		zone, err := ParseLocalTimeZone(tz)
+		if err != nil {
+			return nil, sqlerr.Newf(sqlerr.InvalidOption, "%v", err).
+				WithHint("SET '%s' = 'Europe/Berlin' (or 'UTC', 'GMT+08:00')", LocalTimeZoneKey)
+		}
+		p.env, p.envZone = &builtinCall{env: expr.Env{Database: db, Zone: zone}}, tz
 		if now := p.Now; now != nil {
 			p.env.env.Now = func() int64 { return now().UnixNano() }
 		}
 	}
-	return p.env
+	return p.env, nil
 }
 
 // isBuiltinName reports whether name is a built-in scalar or aggregate
