@@ -267,6 +267,9 @@ type Like struct {
 	Escape  Expr
 	Not     bool
 	LikePos sqlerr.Pos
+	// Similar is set for X [NOT] SIMILAR TO Pattern (a SQL regular
+	// expression).
+	Similar bool
 }
 
 // Pos returns the position of X.

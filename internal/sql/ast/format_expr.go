@@ -175,7 +175,11 @@ func (p *printer) predicate(e Expr) {
 	case *Like:
 		p.operand(n.X, precCmp)
 		p.not(n.Not)
-		p.WriteString(" LIKE ")
+		if n.Similar {
+			p.WriteString(" SIMILAR TO ")
+		} else {
+			p.WriteString(" LIKE ")
+		}
 		p.operand(n.Pattern, precCmp+1)
 		if n.Escape != nil {
 			p.WriteString(" ESCAPE ")

@@ -69,10 +69,11 @@ func (p *parser) comparison() ast.Expr {
 			p.next()
 			not = true
 			t = p.tok()
-			if !t.is("BETWEEN") && !t.is("IN") && !t.is("LIKE") {
+			if !t.is("BETWEEN") && !t.is("IN") && !t.is("LIKE") && !(t.is("SIMILAR") && p.peek(1).is("TO")) {
 				p.expect("BETWEEN")
 				p.expect("IN")
 				p.expect("LIKE")
+				p.expect("SIMILAR")
 				p.unexpected()
 			}
 		}
@@ -111,9 +112,13 @@ func (p *parser) comparison() ast.Expr {
 			p.want(tLParen)
 			x = &ast.In{X: x, Not: not, InPos: t.pos, List: p.exprList()}
 			p.want(tRParen)
-		case t.is("LIKE"):
+		case t.is("LIKE"), t.is("SIMILAR") && p.peek(1).is("TO"):
 			p.next()
-			l := &ast.Like{X: x, Not: not, LikePos: t.pos, Pattern: p.concat()}
+			similar := t.is("SIMILAR")
+			if similar {
+				p.next()
+			}
+			l := &ast.Like{X: x, Not: not, LikePos: t.pos, Pattern: p.concat(), Similar: similar}
 			if p.acceptKw("ESCAPE") {
 				l.Escape = p.concat()
 			}

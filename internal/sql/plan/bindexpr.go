@@ -212,6 +212,10 @@ func bindExpr(e ast.Expr, sc *scope) (expr.Expr, error) {
 			}
 			esc, _ = utf8.DecodeRuneInString(e.Value)
 		}
+		if n.Similar {
+			r, err := expr.Similar(x, p, n.Not, esc)
+			return r, positioned(err, n.LikePos, sqlerr.TypeMismatch)
+		}
 		r, err := expr.Like(x, p, n.Not, esc)
 		return r, positioned(err, n.LikePos, sqlerr.TypeMismatch)
 	case *ast.Cast:
