@@ -320,6 +320,9 @@ type FuncCall struct {
 	// (CURRENT_DATE, CURRENT_TIME, CURRENT_TIMESTAMP, LOCALTIME,
 	// LOCALTIMESTAMP).
 	Niladic bool
+	// Overlaps is set for (s1, e1) OVERLAPS (s2, e2), the call
+	// OVERLAPS(s1, e1, s2, e2).
+	Overlaps bool
 	// Filter is the condition of an aggregate call's FILTER (WHERE ...);
 	// nil when there is none.
 	Filter Expr

@@ -1,6 +1,7 @@
 package parser
 
 import (
+	"slices"
 	"strings"
 
 	"github.com/eddy-sql/eddy/internal/sql/ast"
@@ -78,6 +79,16 @@ func (p *parser) comparison() ast.Expr {
 			}
 		}
 		switch {
+		case t.is("OVERLAPS") && !not:
+			p.next()
+			y := p.concat()
+			l, ok1 := x.(*ast.RowExpr)
+			r, ok2 := y.(*ast.RowExpr)
+			if !ok1 || !ok2 || len(l.Values) != 2 || len(r.Values) != 2 {
+				p.fail(t.pos, "write (start, end) OVERLAPS (start, end); an end may be an interval: (ts, INTERVAL '1' HOUR)", "OVERLAPS compares two periods of two values each")
+			}
+			name := &ast.ObjectName{Parts: []*ast.Ident{{Loc: at(t.pos), Name: "OVERLAPS"}}}
+			x = &ast.FuncCall{Name: name, Args: append(slices.Clone(l.Values), r.Values...), Overlaps: true}
 		case t.is("IS") && !not:
 			x = p.is(x)
 		case t.is("BETWEEN"):
