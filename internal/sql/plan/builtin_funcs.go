@@ -36,6 +36,7 @@ var aggregateInfo = []expr.FuncInfo{
 	agg("JSON_ARRAYAGG", "JSON_ARRAYAGG(items [{NULL | ABSENT} ON NULL]) -> STRING", "A JSON array of the values of the rows, in arrival order."),
 	agg("APPROX_COUNT_DISTINCT", "APPROX_COUNT_DISTINCT(expression) -> BIGINT", "The approximate number of distinct non-NULL values (HyperLogLog, relative standard error 0.81%); insert-only input."),
 	{Name: "GROUPING", Family: "grouping", Signatures: []string{"GROUPING(expression1 [, expression2]*) -> BIGINT NOT NULL"}, Description: "A bit vector of the grouping expressions: 1 where the expression is aggregated away in the grouping set of the row.", Deterministic: true},
+	{Name: "GROUP_ID", Family: "grouping", Signatures: []string{"GROUP_ID() -> BIGINT NOT NULL"}, Description: "Which occurrence of a repeated grouping set the row comes from: 0 for the first, 1 for the second, ...", Deterministic: true},
 	{Name: "GROUPING_ID", Family: "grouping", Signatures: []string{"GROUPING_ID(expression1 [, expression2]*) -> BIGINT NOT NULL"}, Description: "Same as GROUPING.", Deterministic: true},
 }
 

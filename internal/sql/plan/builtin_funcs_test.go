@@ -26,7 +26,7 @@ func TestAggregateInfo(t *testing.T) {
 		require.True(t, ok)
 		require.Equal(t, name, got.Name)
 	}
-	for _, name := range []string{"GROUPING", "GROUPING_ID"} {
+	for _, name := range []string{"GROUPING", "GROUPING_ID", "GROUP_ID"} {
 		require.True(t, isBuiltinName(name) && described[name], name)
 	}
 }

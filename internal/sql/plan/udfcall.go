@@ -151,7 +151,7 @@ func isBuiltinName(name string) bool {
 	if _, ok := aggFuncs[up]; ok {
 		return true
 	}
-	if up == "GROUPING" || up == "GROUPING_ID" {
+	if up == "GROUPING" || up == "GROUPING_ID" || up == "GROUP_ID" {
 		return true
 	}
 	_, ok := expr.LookupFunction(up)
