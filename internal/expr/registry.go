@@ -24,7 +24,7 @@ type Env struct {
 	// Zone is the session time zone ('table.local-time-zone'); nil is
 	// UTC. LOCALTIMESTAMP, CURRENT_DATE, CURRENT_TIME, LOCALTIME,
 	// FROM_UNIXTIME, UNIX_TIMESTAMP(string), DATE_FORMAT and EXTRACT (and
-	// YEAR ... SECOND) of a TIMESTAMP_LTZ use it, and CastIn converts
+	// YEAR ... SECOND) and FLOOR/CEIL(... TO unit) of a TIMESTAMP_LTZ use it, and CastIn converts
 	// between TIMESTAMP_LTZ and the zone-less types in it.
 	Zone *time.Location
 }

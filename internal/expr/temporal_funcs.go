@@ -676,11 +676,17 @@ func newTimeCeilFloor(c *call, ceil bool) (Expr, error) {
 	default:
 		return nil, typeErrorf("%s does not support the unit %s", c.name, unit)
 	}
+	// A TIMESTAMP_LTZ is rounded on its wall clock in the session zone, as
+	// Flink does (FLOOR(ltz TO DAY) is local midnight).
+	zone, ltz := c.zone(), t.ID == types.TypeTimestampLTZ
 	e := &fnExpr{name: c.name, args: []Expr{x}, t: withNull(t, x.Type().NotNull),
 		fn: func(a [maxFixedArgs]types.Value) (types.Value, error) {
 			ns := tsNanos(a[0], t)
 			if t.ID == types.TypeTime {
 				ns = a[0].Int()
+			}
+			if ltz {
+				ns = instantToWall(ns, zone)
 			}
 			f := floorTime(ns, unit)
 			if ceil && f != ns {
@@ -691,6 +697,8 @@ func newTimeCeilFloor(c *call, ceil bool) (Expr, error) {
 				return types.NewDate(floorDiv(f, nanosPerDay)), nil
 			case types.TypeTime:
 				return types.NewTime(floorMod(f, nanosPerDay)), nil
+			case types.TypeTimestampLTZ:
+				return types.NewTimestamp(wallToInstant(f, zone)), nil
 			}
 			return types.NewTimestamp(f), nil
 		}}
