@@ -36,6 +36,7 @@ var rules = []rule{
 	{"filter-into-union", filterIntoUnion},
 	{"filter-into-aggregate", filterIntoAggregate},
 	{"prune-join-inputs", pruneJoinInputs},
+	{"window-tvf-into-aggregate", windowTVFIntoAggregate},
 }
 
 // maxPasses bounds the passes over a plan; rules that keep undoing each

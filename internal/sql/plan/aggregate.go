@@ -115,6 +115,10 @@ func (p *Planner) planAggregate(s *ast.Select, f *frag, distinct bool) error {
 	if err != nil {
 		return err
 	}
+	groupExprs, gw, err := p.takeGroupWindow(groupExprs, setsOf, f)
+	if err != nil {
+		return err
+	}
 	for i, g := range groupExprs {
 		if hasAggregate(g) {
 			return errAt(g.Pos(), sqlerr.InvalidArgument, "Aggregate functions are not allowed in GROUP BY")
@@ -217,6 +221,12 @@ func (p *Planner) planAggregate(s *ast.Select, f *frag, distinct bool) error {
 		return errAt(noRetract.Pos(), sqlerr.Unsupported, "Function '%s' ('%s') cannot aggregate an updating input: it has no Retract", u.name, u.id).
 			WithHint("implement Retract in the function, or aggregate an insert-only table")
 	}
+	if gw != nil {
+		if len(groupingCalls) > 0 {
+			return errAt(groupingCalls[0].Pos(), sqlerr.Unsupported, "GROUPING() with a group window function is not supported yet")
+		}
+		return p.planGroupWindow(f, gw, pre, preCols, keyCols, callCols, calls, subst, groupKeys, in, s.Pos())
+	}
 	// Pre-projection: keys, then arguments and filters.
 	f.sc = &scope{cols: preCols}
 	f.addCalc(Calc{Project: pre, Prepares: true})
@@ -232,7 +242,7 @@ func (p *Planner) planAggregate(s *ast.Select, f *frag, distinct bool) error {
 		return p.planGroupingSets(f, keyCols, callCols, calls, setsOf, groupingCalls, subst, groupKeys, in, ttl, s.Pos())
 	}
 	out := &scope{cols: append(append([]column(nil), keyCols...), callCols...), subst: subst, grouped: in, groupKeys: groupKeys}
-	f.rel = &Aggregate{In: f.rel, Keys: keys, Calls: calls, StateTTL: ttl, UID: f.st.aggUID(), Cols: plainColumns(out), Pos: s.Pos()}
+	f.rel = windowize(&Aggregate{In: f.rel, Keys: keys, Calls: calls, StateTTL: ttl, UID: f.st.aggUID(), Cols: plainColumns(out), Pos: s.Pos()})
 	f.sc = out
 	return nil
 }
@@ -594,7 +604,7 @@ func (p *Planner) planGroupingSets(f *frag, keyCols, callCols []column, calls []
 			}
 			proj = append(proj, x)
 		}
-		edges = append(edges, &Calc{In: agg, Project: proj, Cols: plainColumns(&scope{cols: outCols})})
+		edges = append(edges, &Calc{In: windowize(agg), Project: proj, Cols: plainColumns(&scope{cols: outCols})})
 	}
 	out := &scope{cols: outCols, subst: subst, grouped: in, groupKeys: groupKeys}
 	if len(edges) == 1 {

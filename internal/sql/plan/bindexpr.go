@@ -280,6 +280,9 @@ func bindExpr(e ast.Expr, sc *scope) (expr.Expr, error) {
 		if b != nil {
 			env.Database, env.Zone = b.env.Database, b.env.Zone
 		}
+		if name == "PROCTIME" && len(n.Name.Parts) == 1 {
+			return bindProcTime(n, env)
+		}
 		r, err := expr.CallEnv(env, name, args...)
 		if err != nil {
 			return nil, positioned(unknownFunctionError(n, err), n.Pos(), sqlerr.UnknownFunction)

@@ -88,6 +88,12 @@ func nodeName(r Rel, optimized bool) string {
 		logical, physical = "LogicalTableFunctionScan", "ProcessTableFunction"
 	case *Correlate:
 		logical, physical = "LogicalCorrelate", "Correlate"
+	case *WindowAggregate:
+		logical, physical = "LogicalWindowAggregate", "WindowAggregate"
+	case *WindowJoin:
+		logical, physical = "LogicalWindowJoin", "WindowJoin"
+	case *WindowTVF:
+		logical, physical = "LogicalTableFunctionScan", "WindowTableFunction"
 	case *Limit:
 		logical, physical = "LogicalSort", "Limit"
 	case *Normalize:
@@ -189,6 +195,16 @@ func nodeAttrs(b *Bound, r Rel) []string {
 			kind = "LEFT"
 		}
 		return []string{"invocation=[" + n.Spec.Name + "(" + strings.Join(args, ", ") + ")]", "joinType=[" + kind + "]", "fields=[" + strings.Join(names(n.Cols), ", ") + "]"}
+	case *WindowAggregate:
+		return windowAggAttrs(n)
+	case *WindowJoin:
+		return windowJoinAttrs(n)
+	case *WindowTVF:
+		a := []string{"window=[" + n.Window.Summary(jobgraph.Windowing{Window: n.Window}, names(n.In.Columns())) + "]"}
+		if n.UID != "" {
+			a = append(a, "uid=["+n.UID+"]")
+		}
+		return append(a, "fields=["+strings.Join(names(n.Cols), ", ")+"]")
 	case *Limit:
 		return []string{fmt.Sprintf("fetch=[%d]", n.N)}
 	case *Normalize:

@@ -156,7 +156,7 @@ func (p *Planner) planJoin(j *ast.Join, st *stmt, where []ast.Expr) (*frag, []as
 	jn.UID = st.joinUID()
 	f := &frag{st: st, sc: &scope{cols: out}}
 	jn.Cols = plainColumns(f.sc)
-	f.rel = jn
+	f.rel = windowJoin(jn)
 	if lExtra > 0 || rExtra > 0 {
 		// Drop the appended key columns.
 		nl := len(l.sc.cols) - lExtra

@@ -59,6 +59,9 @@ func calcColumns(in []Column, project []expr.Expr, sc *scope) []Column {
 			if j, ok := expr.ColumnOf(project[i]); ok && j < len(in) && in[j].Type.Same(c.typ) {
 				cols[i].Time = in[j].Time
 			}
+			if isProcTime(project[i]) {
+				cols[i].Time = ProcTime
+			}
 		}
 	}
 	return cols
@@ -71,6 +74,8 @@ type stmt struct {
 	// aggs, joins and singles number the stateful operators in binding
 	// order.
 	aggs, joins, singles int
+	// windows numbers the stateful window operators (windowUID).
+	windows int
 	// ptfs are the function calls bound so far.
 	ptfs []*jobgraph.PTF
 }
@@ -332,6 +337,13 @@ func (p *Planner) planFrom(te ast.TableExpr, st *stmt) (*frag, error) {
 	case *ast.Unnest:
 		return p.planCorrelateAlone(n, st)
 	case *ast.TableFunc:
+		if kind, isWindow := windowTVFKind(n); isWindow {
+			f, err := p.planWindowTVF(n, kind, st)
+			if err != nil {
+				return nil, err
+			}
+			return f, applyAlias(f, n.Alias)
+		}
 		if p.isUserTableFunc(n) {
 			return p.planCorrelateAlone(n, st)
 		}
