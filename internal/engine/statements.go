@@ -351,6 +351,10 @@ func (e *Engine) set(s *ast.Set) (*cli.Result, error) {
 				WithHint("use 'table', 'changelog' or 'tableau'")
 		}
 		v = strings.ToLower(v)
+	case plan.LocalTimeZoneKey:
+		if _, err := plan.ParseLocalTimeZone(v); err != nil {
+			return nil, sqlerr.Newf(sqlerr.InvalidOption, "%v", err).At(s.Value.Pos())
+		}
 	case "table.exec.state.ttl":
 		if _, err := plan.ParseDuration(v); err != nil {
 			return nil, sqlerr.Newf(sqlerr.InvalidOption, "Invalid '%s': %v", k, err).At(s.Value.Pos())

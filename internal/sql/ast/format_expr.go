@@ -175,7 +175,11 @@ func (p *printer) predicate(e Expr) {
 	case *Like:
 		p.operand(n.X, precCmp)
 		p.not(n.Not)
-		p.WriteString(" LIKE ")
+		if n.Similar {
+			p.WriteString(" SIMILAR TO ")
+		} else {
+			p.WriteString(" LIKE ")
+		}
 		p.operand(n.Pattern, precCmp+1)
 		if n.Escape != nil {
 			p.WriteString(" ESCAPE ")
@@ -252,6 +256,19 @@ func (p *printer) primary(e Expr) {
 }
 
 func (p *printer) funcCall(f *FuncCall) {
+	if f.Overlaps && len(f.Args) == 4 {
+		// (s1, e1) OVERLAPS (s2, e2), parenthesised: it parses as a call.
+		p.WriteString("((")
+		p.expr(f.Args[0])
+		p.WriteString(", ")
+		p.expr(f.Args[1])
+		p.WriteString(") OVERLAPS (")
+		p.expr(f.Args[2])
+		p.WriteString(", ")
+		p.expr(f.Args[3])
+		p.WriteString("))")
+		return
+	}
 	if len(f.Name.Parts) == 1 {
 		name := f.Name.Parts[0].Name
 		if IsNiladicFunc(name) && f.Niladic {

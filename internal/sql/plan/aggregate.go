@@ -2,6 +2,7 @@ package plan
 
 import (
 	"fmt"
+	"slices"
 	"strings"
 
 	"github.com/eddy-sql/eddy/internal/expr"
@@ -192,7 +193,7 @@ func (p *Planner) planAggregate(s *ast.Select, f *frag, distinct bool) error {
 			}
 			call, col, err := p.bindAggCall(fc, fn, in, addPre)
 			if err != nil {
-				bindErr = err
+				bindErr = withAggSignatures(err, fc)
 				return false
 			}
 			subst[key] = nKeys + len(calls)
@@ -412,11 +413,16 @@ func groupingCallOf(e ast.Expr) (*ast.FuncCall, bool) {
 		return nil, false
 	}
 	switch strings.ToUpper(f.Name.Last().Name) {
-	case "GROUPING", "GROUPING_ID":
+	case "GROUPING", "GROUPING_ID", "GROUP_ID":
 		return f, true
 	}
 	return nil, false
 }
+
+// isGroupID reports whether a grouping call is GROUP_ID(): which
+// occurrence of a duplicated grouping set a row comes from (0 for the
+// first), as Calcite numbers them.
+func isGroupID(gc *ast.FuncCall) bool { return strings.EqualFold(gc.Name.Last().Name, "GROUP_ID") }
 
 // expandGrouping flattens GROUP BY items into the distinct group
 // expressions and, when GROUPING SETS, ROLLUP or CUBE occur, the grouping
@@ -505,6 +511,12 @@ func (p *Planner) planGroupingSets(f *frag, keyCols, callCols []column, calls []
 	// The argument positions of the GROUPING calls.
 	gargs := make([][]int, len(groupingCalls))
 	for gi, gc := range groupingCalls {
+		if isGroupID(gc) {
+			if len(gc.Args) > 0 {
+				return errAt(gc.Pos(), sqlerr.InvalidFunction, "GROUP_ID takes no arguments").WithHint("write GROUP_ID()")
+			}
+			continue
+		}
 		if len(gc.Args) == 0 {
 			return errAt(gc.Pos(), sqlerr.InvalidFunction, "%s needs at least one argument", strings.ToUpper(gc.Name.Last().Name))
 		}
@@ -532,7 +544,11 @@ func (p *Planner) planGroupingSets(f *frag, keyCols, callCols []column, calls []
 	}
 	pre := f.rel
 	var edges []Rel
+	seen := map[string]int64{} // a grouping set's columns -> how often it came before (GROUP_ID)
 	for _, set := range sets {
+		setKey := fmt.Sprint(slices.Compact(slices.Sorted(slices.Values(set))))
+		groupID := seen[setKey]
+		seen[setKey]++
 		inSet := map[int]int{} // group column -> position in the set's output
 		var keys []int
 		for _, k := range set {
@@ -571,7 +587,15 @@ func (p *Planner) planGroupingSets(f *frag, keyCols, callCols []column, calls []
 			}
 			proj = append(proj, x)
 		}
-		for _, args := range gargs {
+		for gi, args := range gargs {
+			if isGroupID(groupingCalls[gi]) {
+				x, err := expr.Lit(types.NewInt(groupID), types.BigInt.NonNull())
+				if err != nil {
+					return err
+				}
+				proj = append(proj, x)
+				continue
+			}
 			var bits int64
 			for _, a := range args {
 				bits <<= 1

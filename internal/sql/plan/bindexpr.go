@@ -212,6 +212,10 @@ func bindExpr(e ast.Expr, sc *scope) (expr.Expr, error) {
 			}
 			esc, _ = utf8.DecodeRuneInString(e.Value)
 		}
+		if n.Similar {
+			r, err := expr.Similar(x, p, n.Not, esc)
+			return r, positioned(err, n.LikePos, sqlerr.TypeMismatch)
+		}
 		r, err := expr.Like(x, p, n.Not, esc)
 		return r, positioned(err, n.LikePos, sqlerr.TypeMismatch)
 	case *ast.Cast:
@@ -219,7 +223,11 @@ func bindExpr(e ast.Expr, sc *scope) (expr.Expr, error) {
 		if err != nil {
 			return nil, err
 		}
-		r, err := expr.Cast(x, n.Type.Type, n.Try)
+		var zone *time.Location
+		if b, ok := n.Resolved.(*builtinCall); ok {
+			zone = b.env.Zone
+		}
+		r, err := expr.CastIn(x, n.Type.Type, n.Try, zone)
 		return r, positioned(err, n.Pos(), sqlerr.TypeMismatch)
 	case *ast.Case:
 		var operand expr.Expr
@@ -267,17 +275,21 @@ func bindExpr(e ast.Expr, sc *scope) (expr.Expr, error) {
 		}
 		name := strings.ToUpper(n.Name.Last().Name)
 		var env expr.Env
-		if b, ok := n.Resolved.(*builtinCall); ok && sc.env.Now == nil {
+		b, _ := n.Resolved.(*builtinCall)
+		if b != nil && b.env.Now != nil && sc.env.Now == nil {
 			env = b.env // the statement clock, unless the scope has its own
 		} else {
 			env = sc.exprEnv()
+		}
+		if b != nil {
+			env.Database, env.Zone = b.env.Database, b.env.Zone
 		}
 		if name == "PROCTIME" && len(n.Name.Parts) == 1 {
 			return bindProcTime(n, env)
 		}
 		r, err := expr.CallEnv(env, name, args...)
 		if err != nil {
-			return nil, positioned(err, n.Pos(), sqlerr.UnknownFunction)
+			return nil, positioned(unknownFunctionError(n, err), n.Pos(), sqlerr.UnknownFunction)
 		}
 		return r, nil
 	case *ast.TimeUnitArg:

@@ -79,7 +79,7 @@ func (st *stmt) windowUID() string {
 // sessionTimeZone returns 'table.local-time-zone' ("UTC" by default).
 func (p *Planner) sessionTimeZone() string {
 	if p.Session != nil {
-		if z := p.Session.Config["table.local-time-zone"]; z != "" {
+		if z := p.Session.Config[LocalTimeZoneKey]; z != "" && !strings.EqualFold(z, "default") { // 'default' is UTC (ParseLocalTimeZone)
 			return z
 		}
 	}
