@@ -61,10 +61,16 @@ func sqlBenchRun(b *testing.B, load func(e *Engine), ctas string, want map[int64
 		e := pipelineEngine(ctx, b)
 		load(e)
 		pipelineSettle(b, e)
+		records0 := e.logRecords()
+		lsm0 := e.db.Pebble().Metrics()
 		m.begin(b)
 		pipelineExec(b, e, ctas)
 		pipelineExec(b, e, "SHOW TABLES") // syncs: waits until the job committed everything
 		m.end(b)
+		pipelineLogLSM(b, lsm0, e.db.Pebble().Metrics())
+		if testing.Verbose() {
+			b.Logf("sink log records: %d", e.logRecords()-records0)
+		}
 		res, err := e.Execute(ctx, "SELECT * FROM totals", false)
 		if err != nil {
 			b.Fatal(err)

@@ -4,6 +4,7 @@ import (
 	"encoding/binary"
 	"fmt"
 	"hash/maphash"
+	"unsafe"
 
 	"github.com/eddy-sql/eddy/internal/jobgraph"
 	"github.com/eddy-sql/eddy/types"
@@ -67,6 +68,15 @@ type aggGroup struct {
 func (g *aggGroup) key() []byte {
 	if g.long != "" {
 		return []byte(g.long)
+	}
+	return g.kbuf[:g.klen]
+}
+
+// keyBytes returns the encoded key values of g without copying a long key
+// (for comparisons only).
+func (g *aggGroup) keyBytes() []byte {
+	if g.long != "" {
+		return unsafe.Slice(unsafe.StringData(g.long), len(g.long))
 	}
 	return g.kbuf[:g.klen]
 }
@@ -176,8 +186,12 @@ func (op *aggregateOp) Watermark(port int, wm int64) error {
 	return nil
 }
 
-// Flush implements Operator.
+// Flush implements Operator. The dirty groups are written in key order:
+// the KV's batch and Pebble's memtable insert a run of ascending keys
+// near the previous one instead of searching from the top of their skip
+// lists (a third of the checkpoint's cost with 100k random keys).
 func (op *aggregateOp) Flush() error {
+	sortDirty(op.dirty, (*aggGroup).keyBytes)
 	for _, g := range op.dirty {
 		g.dirty = false
 		if g.count == 0 {
