@@ -122,29 +122,45 @@ func (s *Store) assignLocked(w *Writer, b *store.Batch) (*pendingCommit, error) 
 
 	s.epoch++
 	pc := &pendingCommit{firstSeq: s.nextSeq}
-	pb := b.Pebble()
+	// Offsets and sequence numbers follow Append order; each record
+	// remembers its partition's slot in pc.updates.
+	slots := w.slots[:0]
 	for i := range w.recs {
 		r, ls := &w.recs[i], states[i]
 		if ls.touched[r.part] != s.epoch {
 			ls.touched[r.part] = s.epoch
+			ls.slot[r.part] = int32(len(pc.updates))
 			pc.updates = append(pc.updates, endUpdate{ls: ls, part: r.part, from: ls.next[r.part]})
 		}
-		off := ls.next[r.part]
 		ls.next[r.part]++
-		seq := s.nextSeq
-		s.nextSeq++
-
-		op := pb.SetDeferred(recordKeyLen, recordValueLen(seq, r))
-		putRecordKey(op.Key, ls.id, r.part, off)
-		putRecordValue(op.Value, seq, r, w.key(r), w.value(r))
-		if err := op.Finish(); err != nil {
-			s.rollbackLocked(pc)
-			return nil, fmt.Errorf("appending to log %s: %w", r.log, err)
-		}
+		slots = append(slots, ls.slot[r.part])
 	}
+	s.nextSeq += uint64(len(w.recs))
+	w.slots = slots
 	for i := range pc.updates {
 		u := &pc.updates[i]
 		u.to = u.ls.next[u.part]
+	}
+	// Group the records by partition (a counting sort on the slots, which
+	// keeps Append order within a partition) and write each partition's
+	// records in chunks of consecutive offsets.
+	order, starts := w.groupBySlot(len(pc.updates))
+	pb := b.Pebble()
+	for u := range pc.updates {
+		up := &pc.updates[u]
+		idx := order[starts[u]:starts[u+1]]
+		off := up.from
+		for len(idx) > 0 {
+			n, size := w.chunkLen(pc.firstSeq, idx)
+			op := pb.SetDeferred(recordKeyLen, size)
+			putRecordKey(op.Key, up.ls.id, up.part, off)
+			w.putChunk(op.Value, pc.firstSeq, idx[:n])
+			if err := op.Finish(); err != nil {
+				s.rollbackLocked(pc)
+				return nil, fmt.Errorf("appending to log %s: %w", up.ls.name, err)
+			}
+			idx, off = idx[n:], off+int64(n)
+		}
 	}
 	if err := b.Set(nextSeqKey, store.AppendUint64BE(nil, s.nextSeq)); err != nil {
 		s.rollbackLocked(pc)

@@ -8,7 +8,12 @@ type Writer struct {
 	recs []pendingRecord
 	buf  []byte // keys and values of recs, back to back
 
-	states []*logState // scratch of Store.Commit
+	// Scratch of Store.Commit: each record's log, its partition's slot in
+	// the commit, and the records grouped by slot.
+	states []*logState
+	slots  []int32
+	order  []int32
+	starts []int
 }
 
 type pendingRecord struct {
@@ -77,4 +82,43 @@ func (w *Writer) value(r *pendingRecord) []byte {
 	}
 	o := r.kOff + r.kLen
 	return w.buf[o : o+r.vLen]
+}
+
+// groupBySlot returns the indices of the records grouped by slot (in
+// Append order within one) and, per slot u, its range
+// order[starts[u]:starts[u+1]].
+func (w *Writer) groupBySlot(nslots int) (order []int32, starts []int) {
+	order = resize(w.order, len(w.recs))
+	starts = resize(w.starts, 2*nslots+1) // starts, then the fill positions
+	if nslots == 1 {
+		for i := range order {
+			order[i] = int32(i)
+		}
+		starts[1] = len(order)
+	} else {
+		for _, u := range w.slots {
+			starts[u+1]++
+		}
+		fill := starts[nslots+1:]
+		for u := 1; u <= nslots; u++ {
+			starts[u] += starts[u-1]
+		}
+		copy(fill, starts[:nslots])
+		for i, u := range w.slots {
+			order[fill[u]] = int32(i)
+			fill[u]++
+		}
+	}
+	w.order, w.starts = order, starts
+	return order, starts[:nslots+1]
+}
+
+// resize returns s with n zeroed elements, reusing its array if it can.
+func resize[T any](s []T, n int) []T {
+	if cap(s) < n {
+		return make([]T, n)
+	}
+	s = s[:n]
+	clear(s)
+	return s
 }
