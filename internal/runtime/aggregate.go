@@ -50,6 +50,11 @@ type aggregateOp struct {
 	// chunks; a slice once emitted is never reused.
 	slab    []types.Value
 	slabPos int
+	// reuseOut: the consumers keep no row (calcs into a log or external
+	// sink, which encode each row at once), so the -U and +U rows are two
+	// scratch rows reused for every update.
+	reuseOut bool
+	scratch  [2][]types.Value
 }
 
 // aggGroup is the state of one group key. count == 0 means the group has
@@ -182,7 +187,7 @@ func (op *aggregateOp) Process(_ int, row types.Row) error {
 	var prev []types.Value
 	if !first {
 		var err error
-		if prev, err = op.appendResults(op.alloc(width)[:len(op.keys)], g); err != nil {
+		if prev, err = op.appendResults(op.rowBuf(0, width)[:len(op.keys)], g); err != nil {
 			return err
 		}
 		op.fillKeys(prev, row)
@@ -206,7 +211,7 @@ func (op *aggregateOp) Process(_ int, row types.Row) error {
 		}
 		return op.out.Emit(types.Row{Kind: types.Delete, Values: prev})
 	}
-	cur, err := op.appendResults(op.alloc(width)[:len(op.keys)], g)
+	cur, err := op.appendResults(op.rowBuf(1, width)[:len(op.keys)], g)
 	if err != nil {
 		return err
 	}
@@ -215,7 +220,9 @@ func (op *aggregateOp) Process(_ int, row types.Row) error {
 		return op.out.Emit(types.Row{Kind: types.Insert, Values: cur})
 	}
 	if op.ttl == 0 && equalValues(cur[len(op.keys):], prev[len(op.keys):]) {
-		op.free(2 * width) // prev and cur, the last two slices handed out
+		if !op.reuseOut {
+			op.free(2 * width) // prev and cur, the last two slices handed out
+		}
 		return nil
 	}
 	if err := op.out.Emit(types.Row{Kind: types.UpdateBefore, Values: prev}); err != nil {
@@ -380,6 +387,18 @@ func (op *aggregateOp) fillKeys(dst []types.Value, row types.Row) {
 	for i, k := range op.keys {
 		dst[i] = row.Values[k]
 	}
+}
+
+// rowBuf returns the slice of n values for an output row: scratch row i
+// when rows are reused, else a fresh one from the slab.
+func (op *aggregateOp) rowBuf(i, n int) []types.Value {
+	if !op.reuseOut {
+		return op.alloc(n)
+	}
+	if cap(op.scratch[i]) < n {
+		op.scratch[i] = make([]types.Value, n)
+	}
+	return op.scratch[i][:n:n]
 }
 
 // alloc returns a fresh slice of n values from the slab.
