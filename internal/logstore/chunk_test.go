@@ -64,7 +64,7 @@ func TestChunksAndLegacyRecords(t *testing.T) {
 	// Commits that interleave partitions and logs, one with more records
 	// than a chunk holds and one with a record larger than a chunk.
 	rnd := rand.New(rand.NewPCG(1, 2))
-	big := make([]byte, chunkBytes+100)
+	big := make([]byte, bufBlock+100) // larger than a chunk and than a writer block
 	other := map[string][]Record{}
 	for c := range 4 {
 		w := s.NewWriter()

@@ -25,7 +25,7 @@ import (
 // so Commit may wait for the WAL sync of a concurrent commit that was
 // applied just before it.
 func (s *Store) Commit(w *Writer, b *store.Batch, sync bool) error {
-	if len(w.recs) == 0 {
+	if w.n == 0 {
 		if err := s.failure(); err != nil {
 			return err
 		}
@@ -49,7 +49,7 @@ func (s *Store) Commit(w *Writer, b *store.Batch, sync bool) error {
 	if err != nil {
 		s.rollbackLocked(pc)
 		s.commitMu.Unlock()
-		return fmt.Errorf("logstore: committing %d records: %w", len(w.recs), err)
+		return fmt.Errorf("logstore: committing %d records: %w", w.n, err)
 	}
 	// The batch is applied and the WAL holds it after every earlier commit.
 	// Queue it for publication before the next commit can be applied, so the
@@ -104,8 +104,8 @@ func (s *Store) assignLocked(w *Writer, b *store.Batch) (*pendingCommit, error) 
 	states := w.states[:0]
 	defer func() { clear(states); w.states = states[:0] }()
 	var last *logState
-	for i := range w.recs {
-		r := &w.recs[i]
+	for i := range w.n {
+		r := w.rec(i)
 		if last == nil || last.name != r.log {
 			ls, ok := s.logs[r.log]
 			if !ok {
@@ -113,7 +113,7 @@ func (s *Store) assignLocked(w *Writer, b *store.Batch) (*pendingCommit, error) 
 			}
 			last = ls
 		}
-		if r.part < 0 || r.part >= len(last.next) {
+		if r.part < 0 || int(r.part) >= len(last.next) {
 			return nil, fmt.Errorf("appending to log %s partition %d of %d: %w",
 				r.log, r.part, len(last.next), ErrBadPartition)
 		}
@@ -125,17 +125,17 @@ func (s *Store) assignLocked(w *Writer, b *store.Batch) (*pendingCommit, error) 
 	// Offsets and sequence numbers follow Append order; each record
 	// remembers its partition's slot in pc.updates.
 	slots := w.slots[:0]
-	for i := range w.recs {
-		r, ls := &w.recs[i], states[i]
+	for i := range w.n {
+		r, ls := w.rec(i), states[i]
 		if ls.touched[r.part] != s.epoch {
 			ls.touched[r.part] = s.epoch
 			ls.slot[r.part] = int32(len(pc.updates))
-			pc.updates = append(pc.updates, endUpdate{ls: ls, part: r.part, from: ls.next[r.part]})
+			pc.updates = append(pc.updates, endUpdate{ls: ls, part: int(r.part), from: ls.next[r.part]})
 		}
 		ls.next[r.part]++
 		slots = append(slots, ls.slot[r.part])
 	}
-	s.nextSeq += uint64(len(w.recs))
+	s.nextSeq += uint64(w.n)
 	w.slots = slots
 	for i := range pc.updates {
 		u := &pc.updates[i]

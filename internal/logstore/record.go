@@ -175,7 +175,7 @@ func (w *Writer) chunkLen(firstSeq uint64, idx []int32) (n, size int) {
 	prev := uint64(0)
 	for n < len(idx) && n < chunkRecords {
 		seq := firstSeq + uint64(idx[n])
-		l := entryLen(seq-prev, &w.recs[idx[n]])
+		l := entryLen(seq-prev, w.rec(int(idx[n])))
 		if n > 0 && size+l > chunkBytes {
 			break
 		}
@@ -184,7 +184,7 @@ func (w *Writer) chunkLen(firstSeq uint64, idx []int32) (n, size int) {
 		n++
 	}
 	if n == 1 {
-		return 1, recordValueLen(firstSeq+uint64(idx[0]), &w.recs[idx[0]])
+		return 1, recordValueLen(firstSeq+uint64(idx[0]), w.rec(int(idx[0])))
 	}
 	return n, 1 + uvarintLen(uint64(n)) + size
 }
@@ -192,7 +192,7 @@ func (w *Writer) chunkLen(firstSeq uint64, idx []int32) (n, size int) {
 // putChunk writes the value chunkLen sized for the records idx.
 func (w *Writer) putChunk(dst []byte, firstSeq uint64, idx []int32) {
 	if len(idx) == 1 {
-		r := &w.recs[idx[0]]
+		r := w.rec(int(idx[0]))
 		putRecordValue(dst, firstSeq+uint64(idx[0]), r, w.key(r), w.value(r))
 		return
 	}
@@ -200,7 +200,7 @@ func (w *Writer) putChunk(dst []byte, firstSeq uint64, idx []int32) {
 	n := 1 + binary.PutUvarint(dst[1:], uint64(len(idx)))
 	prev := uint64(0)
 	for _, i := range idx {
-		r := &w.recs[i]
+		r := w.rec(int(i))
 		seq := firstSeq + uint64(i)
 		dst[n] = r.flags
 		n++
