@@ -40,7 +40,8 @@ type aggregateOp struct {
 	// groupSlab hands out groups, allocated in chunks.
 	groupSlab []aggGroup
 	// fresh tells whether the KV can hold a group the cache lacks.
-	fresh freshness
+	fresh   freshness
+	sortBuf []dirtyKey[*aggGroup]
 
 	// Scratch buffers reused across rows.
 	keyVals []types.Value
@@ -244,7 +245,7 @@ func (op *aggregateOp) Watermark(port int, wm int64) error {
 // near the previous one instead of searching from the top of their skip
 // lists (a third of the checkpoint's cost with 100k random keys).
 func (op *aggregateOp) Flush() error {
-	sortDirty(op.dirty, (*aggGroup).keyBytes)
+	sortDirty(op.dirty, &op.sortBuf, (*aggGroup).keyBytes)
 	for _, g := range op.dirty {
 		g.dirty = false
 		if g.count == 0 {

@@ -2,6 +2,8 @@ package runtime
 
 import (
 	"bytes"
+	"cmp"
+	"encoding/binary"
 	"fmt"
 	"github.com/eddy-sql/eddy/internal/state"
 	"hash/maphash"
@@ -30,6 +32,7 @@ type keyedCache[E any] struct {
 	slab     []cached[E]
 	buf      []byte
 	fresh    freshness
+	sortBuf  []dirtyKey[*cached[E]]
 }
 
 // cached is one key's state in a keyedCache.
@@ -151,7 +154,7 @@ func (c *keyedCache[E]) mark(e *cached[E]) {
 
 // flush writes the dirty keys and evicts clean keys past maxKeys.
 func (c *keyedCache[E]) flush() error {
-	sortDirty(c.dirty, func(e *cached[E]) []byte { return unsafe.Slice(unsafe.StringData(e.key), len(e.key)) })
+	sortDirty(c.dirty, &c.sortBuf, func(e *cached[E]) []byte { return unsafe.Slice(unsafe.StringData(e.key), len(e.key)) })
 	for _, e := range c.dirty {
 		e.dirty = false
 		if c.codec.empty(&e.v) {
@@ -186,12 +189,49 @@ func (c *keyedCache[E]) flush() error {
 // sortDirty sorts the dirty entries of a write-back cache by their key
 // bytes before a flush writes them. Written in ascending order, the keys
 // land next to each other in the batch and in Pebble's memtable, whose
-// skip-list inserter starts from the previous insert's position.
-func sortDirty[E any](dirty []E, key func(E) []byte) {
+// skip-list inserter starts from the previous insert's position. The sort
+// compares the keys' first 16 bytes copied into scratch, so it does not
+// touch the entries (a cache miss each) but to break ties.
+func sortDirty[E any](dirty []E, scratch *[]dirtyKey[E], key func(E) []byte) {
 	if len(dirty) < 2 {
 		return
 	}
-	slices.SortFunc(dirty, func(a, b E) int { return bytes.Compare(key(a), key(b)) })
+	items := (*scratch)[:0]
+	for _, e := range dirty {
+		k := key(e)
+		var pre [16]byte
+		copy(pre[:], k)
+		items = append(items, dirtyKey[E]{
+			hi: binary.BigEndian.Uint64(pre[:8]), lo: binary.BigEndian.Uint64(pre[8:]), short: len(k) < 16, e: e,
+		})
+	}
+	slices.SortFunc(items, func(a, b dirtyKey[E]) int {
+		if c := cmp.Compare(a.hi, b.hi); c != 0 {
+			return c
+		}
+		if c := cmp.Compare(a.lo, b.lo); c != 0 {
+			return c
+		}
+		if a.short || b.short {
+			// Zero padding made them equal: the shorter (or equal) key
+			// sorts first.
+			return bytes.Compare(key(a.e), key(b.e))
+		}
+		return bytes.Compare(key(a.e)[16:], key(b.e)[16:])
+	})
+	for i := range items {
+		dirty[i] = items[i].e
+	}
+	clear(items)
+	*scratch = items[:0]
+}
+
+// dirtyKey is an entry being sorted by sortDirty, with its key's first 16
+// bytes.
+type dirtyKey[E any] struct {
+	hi, lo uint64
+	short  bool
+	e      E
 }
 
 // freshness lets a write-back cache skip reading the KV for a key it does
