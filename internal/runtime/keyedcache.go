@@ -154,7 +154,7 @@ func (c *keyedCache[E]) mark(e *cached[E]) {
 
 // flush writes the dirty keys and evicts clean keys past maxKeys.
 func (c *keyedCache[E]) flush() error {
-	sortDirty(c.dirty, &c.sortBuf, func(e *cached[E]) []byte { return unsafe.Slice(unsafe.StringData(e.key), len(e.key)) })
+	sortDirty(c.dirty, &c.sortBuf, func(e *cached[E]) []byte { return stringBytes(e.key) })
 	for _, e := range c.dirty {
 		e.dirty = false
 		if c.codec.empty(&e.v) {
@@ -262,3 +262,7 @@ func (f *freshness) empty(kv KV, ns string) bool {
 
 // evicted records that keys left the cache for the KV only.
 func (f *freshness) evicted() { f.checked, f.fresh = true, false }
+
+// stringBytes returns the bytes of s without copying them, for
+// comparisons only.
+func stringBytes(s string) []byte { return unsafe.Slice(unsafe.StringData(s), len(s)) }
