@@ -259,6 +259,9 @@ func (op *aggregateOp) Flush() error {
 		if err := op.kv.Put(op.ns, aggStateName, g.key(), op.enc); err != nil {
 			return fmt.Errorf("aggregate: %w", err)
 		}
+		if op.fresh.fresh {
+			op.fresh.wrote(maphash.Bytes(op.seed, g.keyBytes()))
+		}
 	}
 	clear(op.dirty)
 	op.dirty = op.dirty[:0]
@@ -330,7 +333,7 @@ func (op *aggregateOp) group(row types.Row) (*aggGroup, error) {
 	if len(op.calls) > len(g.inl) {
 		g.ext().accs = make([]accState, len(op.calls))
 	}
-	if !op.fresh.empty(op.kv, op.ns) {
+	if op.fresh.mayHold(op.kv, op.ns, h) {
 		b, ok, err := op.kv.Get(op.ns, aggStateName, op.keyBuf)
 		if err != nil {
 			return nil, fmt.Errorf("aggregate: reading state: %w", err)

@@ -107,7 +107,7 @@ func (c *keyedCache[E]) load(key string, h uint64) (*cached[E], error) {
 	if len(key) <= len(e.kbuf) {
 		e.klen = uint8(copy(e.kbuf[:], key))
 	}
-	if !c.fresh.empty(c.kv, c.ns) {
+	if c.fresh.mayHold(c.kv, c.ns, h) {
 		b, ok, err := c.kv.Get(c.ns, c.name, []byte(key))
 		if err != nil {
 			return nil, fmt.Errorf("reading state: %w", err)
@@ -168,6 +168,7 @@ func (c *keyedCache[E]) flush() error {
 		if err := c.kv.Put(c.ns, c.name, []byte(e.key), c.buf); err != nil {
 			return fmt.Errorf("writing state: %w", err)
 		}
+		c.fresh.wrote(e.hash)
 	}
 	clear(c.dirty)
 	c.dirty = c.dirty[:0]
@@ -235,13 +236,17 @@ type dirtyKey[E any] struct {
 }
 
 // freshness lets a write-back cache skip reading the KV for a key it does
-// not hold: when the operator's namespace held no state at its first
-// lookup and the cache has evicted nothing since, every key the KV holds
-// is in the cache (deleted keys leave both), so a miss is a new key. With
-// 100k new keys that saves 100k Pebble lookups, 5% of a GROUP BY's CPU.
+// not hold. When the operator's namespace held no state at its first
+// lookup, the KV holds only keys the cache wrote: until the cache evicts,
+// a miss is a new key; after that, a filter of the written keys (a Bloom
+// filter, for the caches that hash their keys) answers for most new keys.
+// With 100k new keys that saves 100k Pebble lookups, 5% of a GROUP BY's
+// CPU; with 10M keys past a 1M-key cache, half of it.
 type freshness struct {
 	checked bool
 	fresh   bool
+	evict   bool // the cache evicted since the check
+	filter  keyFilter
 }
 
 // empty reports whether the KV holds none of the cache's keys but those
@@ -257,11 +262,93 @@ func (f *freshness) empty(kv KV, ns string) bool {
 		})
 		f.fresh = err == nil && !found
 	}
-	return f.fresh
+	return f.fresh && !f.evict
+}
+
+// mayHold is empty for a key of hash h that the cache lacks, with the
+// filter of written keys: false when the KV cannot hold the key.
+func (f *freshness) mayHold(kv KV, ns string, h uint64) bool {
+	if f.empty(kv, ns) {
+		return false
+	}
+	return !f.fresh || f.filter.mayContain(h)
+}
+
+// wrote records that the cache wrote the key of hash h to the KV.
+func (f *freshness) wrote(h uint64) {
+	if f.fresh {
+		f.filter.add(h)
+	}
 }
 
 // evicted records that keys left the cache for the KV only.
-func (f *freshness) evicted() { f.checked, f.fresh = true, false }
+func (f *freshness) evicted() { f.evict = true }
+
+// keyFilter is a scalable blocked Bloom filter of key hashes: parts of
+// growing capacity (1M, 2M, 4M ... keys at 10 bits each), each probing
+// one 512-bit block per key; a new part starts when the last is full.
+type keyFilter struct {
+	parts []filterPart
+}
+
+type filterPart struct {
+	words  []uint64
+	blocks uint64
+	n, max int
+}
+
+const (
+	filterFirst   = 1 << 20 // keys of the first part
+	filterBits    = 10      // bits per key
+	filterProbes  = 6       // bits set per key
+	filterBlockWs = 8       // words per block (512 bits)
+)
+
+func (p *filterPart) bits(h uint64) (block uint64, h1, h2 uint32) {
+	block = ((h >> 32) * p.blocks >> 32) * filterBlockWs
+	return block, uint32(h), uint32(h>>32) | 1
+}
+
+func (p *filterPart) has(h uint64) bool {
+	b, h1, h2 := p.bits(h)
+	for i := range uint32(filterProbes) {
+		bit := (h1 + i*h2) & 511
+		if p.words[b+uint64(bit>>6)]&(1<<(bit&63)) == 0 {
+			return false
+		}
+	}
+	return true
+}
+
+func (f *keyFilter) mayContain(h uint64) bool {
+	for i := range f.parts {
+		if f.parts[i].has(h) {
+			return true
+		}
+	}
+	return false
+}
+
+func (f *keyFilter) add(h uint64) {
+	if f.mayContain(h) {
+		return // written before (or a false positive: read from the KV)
+	}
+	if len(f.parts) == 0 || f.parts[len(f.parts)-1].n >= f.parts[len(f.parts)-1].max {
+		keys := filterFirst
+		if len(f.parts) > 0 {
+			keys = 2 * f.parts[len(f.parts)-1].max
+		}
+		blocks := (keys*filterBits + 511) / 512
+		f.parts = append(f.parts, filterPart{words: make([]uint64, blocks*filterBlockWs), blocks: uint64(blocks), max: keys})
+	}
+	p := &f.parts[len(f.parts)-1]
+	b, h1, h2 := p.bits(h)
+	for i := range uint32(filterProbes) {
+		bit := (h1 + i*h2) & 511
+		p.words[b+uint64(bit>>6)] |= 1 << (bit & 63)
+	}
+	p.n++
+}
 
 // stringBytes returns the bytes of s without copying them, for
 // comparisons only.
