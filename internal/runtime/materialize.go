@@ -25,6 +25,8 @@ type materializeOp struct {
 	dirty   []string
 	buf     []byte
 	vals    []types.Value
+	fresh   freshness
+	sortBuf []dirtyKey[string]
 }
 
 type matEntry struct {
@@ -47,6 +49,10 @@ func (o *materializeOp) entry(row types.Row) (string, *matEntry, error) {
 	}
 	key := string(o.buf)
 	e := &matEntry{}
+	if o.fresh.empty(o.kv, o.ns) {
+		o.cache[key] = e
+		return key, e, nil
+	}
 	b, ok, err := o.kv.Get(o.ns, "rows", o.buf)
 	if err != nil {
 		return "", nil, fmt.Errorf("reading upsert materializer state: %w", err)
@@ -107,6 +113,7 @@ func (o *materializeOp) Process(_ int, row types.Row) error {
 func (o *materializeOp) Watermark(_ int, wm int64) error { return o.out.Watermark(wm) }
 
 func (o *materializeOp) Flush() error {
+	sortDirty(o.dirty, &o.sortBuf, stringBytes)
 	for _, key := range o.dirty {
 		e := o.cache[key]
 		if e == nil || !e.dirty {
@@ -131,6 +138,9 @@ func (o *materializeOp) Flush() error {
 		}
 	}
 	o.dirty = o.dirty[:0]
+	if o.maxKeys > 0 && len(o.cache) > o.maxKeys {
+		o.fresh.evicted()
+	}
 	evictClean(o.cache, o.maxKeys) // every entry is clean now
 	return nil
 }
