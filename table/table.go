@@ -3,15 +3,19 @@ package table
 import (
 	"context"
 	"fmt"
+	"log/slog"
 	"strings"
 	"sync"
 
+	"github.com/eddy-sql/eddy/deploy"
 	"github.com/eddy-sql/eddy/examples"
 	"github.com/eddy-sql/eddy/internal/cli"
 	"github.com/eddy-sql/eddy/internal/engine"
+	"github.com/eddy-sql/eddy/internal/local"
 	"github.com/eddy-sql/eddy/internal/sql/ast"
 	"github.com/eddy-sql/eddy/ptf"
 	"github.com/eddy-sql/eddy/types"
+	"github.com/eddy-sql/eddy/udf"
 )
 
 // Option configures an Environment.
@@ -20,16 +24,24 @@ type Option func(*config)
 type config struct {
 	dataDir   string
 	funcs     map[string]*ptf.Definition
+	udfs      *udf.Registry
 	examples  bool
 	wasmCache string
+	app       string
+	logger    *slog.Logger
+	conflict  deploy.OnConflict
 }
 
 // WithWasmCacheDir caches compiled function modules (UploadArtifact) in
 // dir instead of the data directory.
 func WithWasmCacheDir(dir string) Option { return func(c *config) { c.wasmCache = dir } }
 
-// WithDataDir keeps tables and state in dir; without it everything lives
-// in memory and disappears with the Environment.
+// WithDataDir keeps tables, statements and their state in dir: the
+// statements an environment submitted (ExecuteInsert, StatementSet) resume
+// from their last checkpoint when an environment, `eddy sql` or `eddy
+// server` opens dir again, and `eddy statement … --data-dir dir` manages
+// them. Without it everything lives in memory and disappears with the
+// Environment.
 func WithDataDir(dir string) Option { return func(c *config) { c.dataDir = dir } }
 
 // WithFunctions registers functions by id for CREATE FUNCTION.
@@ -41,23 +53,64 @@ func WithFunctions(funcs map[string]*ptf.Definition) Option {
 	}
 }
 
+// WithUDFs sets the user-defined scalar, table and aggregate functions
+// CREATE FUNCTION can bind.
+func WithUDFs(r *udf.Registry) Option { return func(c *config) { c.udfs = r } }
+
 // WithoutExamples leaves the examples.* functions out of the registry.
 func WithoutExamples() Option { return func(c *config) { c.examples = false } }
 
-// Environment is a session on the embedded engine. It is safe for
-// concurrent use; statements run one at a time.
+// WithApplicationName prefixes every statement name the environment
+// submits with name and a hyphen, as Confluent's client.application-name:
+// application "marketplace-analytics" and statement "vendors-per-brand"
+// give the statement marketplace-analytics-vendors-per-brand.
+func WithApplicationName(name string) Option { return func(c *config) { c.app = name } }
+
+// WithOnConflict sets what submitting a statement does when a statement of
+// its name exists with another SQL or other properties: deploy.Fail (the
+// default) returns an error with the difference; deploy.Replace replaces
+// it, carrying its state over when the new plan can read it (as `eddy
+// statement replace`), which needs an application name, as Confluent's
+// client.on-conflict=replace. A statement whose SQL and properties are
+// unchanged is always left alone, so re-running a program is idempotent.
+func WithOnConflict(c deploy.OnConflict) Option { return func(cf *config) { cf.conflict = c } }
+
+// WithLogger sets the logger of the engine and its statements.
+func WithLogger(l *slog.Logger) Option { return func(c *config) { c.logger = l } }
+
+// Environment is a session on the embedded engine and its durable
+// statements, Flink's TableEnvironment. It is safe for concurrent use;
+// statements run one at a time.
 type Environment struct {
 	mu    sync.Mutex
+	sess  *local.Session
 	eng   *engine.Engine
 	reg   *ptf.Registry
 	bound map[*ptf.Definition]string
+	app   string
+	// nextName names the next submitted statement (SetStatementName).
+	nextName   string
+	onConflict deploy.OnConflict
+	// temp are the names bound as temporary functions; dataDir is "" in
+	// memory.
+	temp    map[string]bool
+	dataDir string
 }
 
 // New opens an environment.
 func New(ctx context.Context, opts ...Option) (*Environment, error) {
-	c := &config{funcs: map[string]*ptf.Definition{}, examples: true}
+	c := &config{funcs: map[string]*ptf.Definition{}, examples: true, conflict: deploy.Fail}
 	for _, o := range opts {
 		o(c)
+	}
+	switch c.conflict {
+	case deploy.Fail:
+	case deploy.Replace:
+		if c.app == "" {
+			return nil, fmt.Errorf("table: WithOnConflict(deploy.Replace) needs WithApplicationName, so that a re-run replaces only the statements it submitted before")
+		}
+	default:
+		return nil, fmt.Errorf("table: invalid on-conflict %q: use deploy.Fail or deploy.Replace", c.conflict)
 	}
 	reg := ptf.NewRegistry()
 	if c.examples {
@@ -70,18 +123,25 @@ func New(ctx context.Context, opts ...Option) (*Environment, error) {
 			return nil, err
 		}
 	}
-	eng, err := engine.Open(ctx, engine.Options{DataDir: c.dataDir, Registry: reg, WasmCacheDir: c.wasmCache})
+	sess, err := local.Open(ctx, local.Options{DataDir: c.dataDir, Registry: reg, UDFs: c.udfs, WasmCacheDir: c.wasmCache,
+		Logger: c.logger, Command: "eddy table API program"})
 	if err != nil {
 		return nil, err
 	}
-	return &Environment{eng: eng, reg: reg, bound: map[*ptf.Definition]string{}}, nil
+	return &Environment{sess: sess, eng: sess.Engine(), reg: reg, bound: map[*ptf.Definition]string{}, app: c.app, onConflict: c.conflict,
+		temp: map[string]bool{}, dataDir: c.dataDir}, nil
 }
 
-// Close stops running statements and closes the data directory.
-func (e *Environment) Close() error { return e.eng.Close() }
+// Close stops the statements' jobs and closes the data directory. With a
+// data directory, the statements keep their phases and state: those that
+// were running resume when the directory is opened again. In memory, they
+// end with the environment.
+func (e *Environment) Close() error { return e.sess.Close() }
 
 // ExecuteSQL runs one SQL statement. Statements that return rows (SELECT,
-// SHOW) return them in the Result; a SELECT is a snapshot of its inputs.
+// SHOW, EXPLAIN) return them in the Result; a SELECT is a snapshot of its
+// inputs. A continuous INSERT INTO … SELECT or CREATE TABLE … AS SELECT is
+// submitted as a durable statement, whose handle Result.Statement returns.
 func (e *Environment) ExecuteSQL(ctx context.Context, sql string) (*Result, error) {
 	e.mu.Lock()
 	defer e.mu.Unlock()
@@ -89,185 +149,185 @@ func (e *Environment) ExecuteSQL(ctx context.Context, sql string) (*Result, erro
 }
 
 func (e *Environment) execute(ctx context.Context, sql string) (*Result, error) {
-	r, err := e.eng.Execute(ctx, sql, false)
+	if engine.IsBackground(sql) {
+		return e.submit(ctx, sql)
+	}
+	r, err := e.sess.Execute(ctx, sql, false)
 	if err != nil {
 		return nil, err
 	}
 	return &Result{Message: r.Message, stream: r.Rows}, nil
 }
 
-// functionName binds def to a SQL name, registering it if needed.
+// functionName binds def to a SQL name. A function bound in the current
+// database to def's registry id (CREATE FUNCTION) is called by that name,
+// so that a durable statement resumes in another process; otherwise def is
+// bound as a temporary function, registered under a generated id if
+// needed.
 func (e *Environment) functionName(ctx context.Context, def *ptf.Definition) (string, error) {
 	if name, ok := e.bound[def]; ok {
 		return name, nil
 	}
-	id := ""
-	for _, known := range e.reg.IDs() {
-		if d, _ := e.reg.Lookup(known); d == def {
-			id = known
+	props := e.eng.SessionProperties()
+	cat, db := props["sql.current-catalog"], props["sql.current-database"]
+	id := e.registryID(def)
+	if id != "" {
+		for _, n := range e.eng.Catalog().Functions(cat, db) {
+			if f, ok := e.eng.Catalog().Function(cat, db, n); ok && f.ID == id && !f.Temporary {
+				e.bound[def] = n
+				return n, nil
+			}
+		}
+	}
+	for i := len(e.bound); id == ""; i++ {
+		if _, taken := e.reg.Lookup(fmt.Sprintf("tableapi.f%d", i)); !taken {
+			id = fmt.Sprintf("tableapi.f%d", i)
+			if err := e.reg.Register(id, def); err != nil {
+				return "", err
+			}
+		}
+	}
+	// The id's last part names the function, unless the name is bound to
+	// another function already.
+	base := id[strings.LastIndexByte(id, '.')+1:]
+	name := base
+	for i := 1; ; i++ {
+		f, taken := e.eng.Catalog().Function(cat, db, name)
+		if !taken {
+			if _, err := e.execute(ctx, fmt.Sprintf("CREATE TEMPORARY FUNCTION %s AS '%s'", ast.QuoteIdent(name), id)); err != nil {
+				return "", err
+			}
+			e.temp[name] = true
 			break
 		}
-	}
-	if id == "" {
-		id = fmt.Sprintf("tableapi.f%d", len(e.bound))
-		if err := e.reg.Register(id, def); err != nil {
-			return "", err
+		if f.ID == id {
+			e.temp[name] = f.Temporary
+			break
 		}
-	}
-	name := id[strings.LastIndexByte(id, '.')+1:]
-	if _, err := e.execute(ctx, fmt.Sprintf("CREATE TEMPORARY FUNCTION IF NOT EXISTS %s AS '%s'", ast.QuoteIdent(name), id)); err != nil {
-		return "", err
+		name = fmt.Sprintf("%s_%d", base, i)
 	}
 	e.bound[def] = name
 	return name, nil
 }
 
-// From starts a pipeline from a table.
-func (e *Environment) From(name string) *Table { return &Table{env: e, from: name} }
-
-// Argument is a named scalar argument of a function call.
-type Argument struct {
-	name string
-	sql  string
-}
-
-// Literal is a constant value waiting for an argument name.
-type Literal struct{ sql string }
-
-// Lit returns a literal of a Go value: int, int64, float64, string, bool,
-// or a types.Value (rendered with its own type).
-func Lit(v any) Literal {
-	switch x := v.(type) {
-	case int:
-		return Literal{fmt.Sprint(x)}
-	case int64:
-		return Literal{fmt.Sprintf("CAST(%d AS BIGINT)", x)}
-	case float64:
-		return Literal{fmt.Sprintf("CAST(%v AS DOUBLE)", x)}
-	case string:
-		return Literal{ast.QuoteString(x)}
-	case bool:
-		return Literal{strings.ToUpper(fmt.Sprint(x))}
-	case types.Value:
-		return Literal{types.FormatSQL(x, x.InferType())}
-	}
-	return Literal{fmt.Sprintf("'%v'", v)}
-}
-
-// As names the argument, like Flink's asArgument.
-func (l Literal) As(name string) Argument { return Argument{name: name, sql: l.sql} }
-
-// Descriptor is DESCRIPTOR(cols...) for an argument such as on_time.
-func Descriptor(name string, cols ...string) Argument {
-	q := make([]string, len(cols))
-	for i, c := range cols {
-		q[i] = ast.QuoteIdent(c)
-	}
-	return Argument{name: name, sql: "DESCRIPTOR(" + strings.Join(q, ", ") + ")"}
-}
-
-// Table is a table or the result of a function call, not yet executed.
-type Table struct {
-	env       *Environment
-	from      string
-	partition []string
-	call      *call
-	err       error
-}
-
-type call struct {
-	input *Table
-	def   *ptf.Definition
-	args  []Argument
-}
-
-// PartitionBy partitions the table for a set-semantic function argument.
-func (t *Table) PartitionBy(cols ...string) *Table {
-	c := *t
-	c.partition = cols
-	return &c
-}
-
-// Process calls def with this table as its (first) table argument.
-func (t *Table) Process(def *ptf.Definition, args ...Argument) *Table {
-	return &Table{env: t.env, call: &call{input: t, def: def, args: args}}
-}
-
-func (t *Table) tableArgSQL() (string, error) {
-	if t.call != nil {
-		return "", fmt.Errorf("table: a function result cannot be passed to another function yet")
-	}
-	s := "TABLE " + t.from
-	if len(t.partition) > 0 {
-		q := make([]string, len(t.partition))
-		for i, c := range t.partition {
-			q[i] = ast.QuoteIdent(c)
+// registryID returns the id def is registered under, or "".
+func (e *Environment) registryID(def *ptf.Definition) string {
+	for _, known := range e.reg.IDs() {
+		if d, _ := e.reg.Lookup(known); d == def {
+			return known
 		}
-		s += " PARTITION BY (" + strings.Join(q, ", ") + ")"
 	}
-	return s, nil
+	return ""
 }
 
-// sql renders the query; it registers functions as needed.
-func (t *Table) sql(ctx context.Context) (string, error) {
-	if t.call == nil {
-		return "SELECT * FROM " + t.from, nil
+// CreateFunction binds def to name in the current database, as CREATE
+// FUNCTION name AS 'id' with the id def is registered under (WithFunctions
+// or the examples). The binding is stored with the data directory, so
+// that a statement calling the function resumes when the directory is
+// opened again; Process and FromCall then call def by this name.
+func (e *Environment) CreateFunction(ctx context.Context, name string, def *ptf.Definition) error {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	id := e.registryID(def)
+	if id == "" {
+		return fmt.Errorf("table: CreateFunction(%q): the definition is not registered; register it with table.WithFunctions so that it is there when a later environment opens the data directory", name)
 	}
-	name, err := t.env.functionName(ctx, t.call.def)
-	if err != nil {
-		return "", err
-	}
-	tables := t.call.def.TableArgs()
-	if len(tables) != 1 {
-		return "", fmt.Errorf("table: Process supports functions with exactly one table argument, %s has %d", name, len(tables))
-	}
-	in, err := t.call.input.tableArgSQL()
-	if err != nil {
-		return "", err
-	}
-	parts := []string{tables[0].Name + " => " + in}
-	for _, a := range t.call.args {
-		parts = append(parts, a.name+" => "+a.sql)
-	}
-	return fmt.Sprintf("SELECT * FROM %s(%s)", ast.QuoteIdent(name), strings.Join(parts, ", ")), nil
-}
-
-// SQL returns the statement the pipeline runs as.
-func (t *Table) SQL(ctx context.Context) (string, error) {
-	t.env.mu.Lock()
-	defer t.env.mu.Unlock()
-	return t.sql(ctx)
-}
-
-// Execute runs the pipeline as a snapshot query and returns its rows.
-func (t *Table) Execute(ctx context.Context) (*Result, error) {
-	t.env.mu.Lock()
-	defer t.env.mu.Unlock()
-	q, err := t.sql(ctx)
-	if err != nil {
-		return nil, err
-	}
-	return t.env.execute(ctx, q)
-}
-
-// InsertInto runs INSERT INTO target with the pipeline's rows, as a
-// background job of the environment.
-func (t *Table) InsertInto(ctx context.Context, target string) error {
-	t.env.mu.Lock()
-	defer t.env.mu.Unlock()
-	q, err := t.sql(ctx)
-	if err != nil {
+	if _, err := e.execute(ctx, fmt.Sprintf("CREATE FUNCTION IF NOT EXISTS %s AS '%s'", ast.QuoteIdent(name), id)); err != nil {
 		return err
 	}
-	_, err = t.env.execute(ctx, "INSERT INTO "+target+" "+q)
-	return err
+	e.bound[def] = name
+	e.temp[name] = false
+	return nil
 }
 
-// Result is the outcome of a statement.
+// CreateTemporaryFunction binds def to name for this environment only,
+// registering it under a generated id if needed.
+func (e *Environment) CreateTemporaryFunction(ctx context.Context, name string, def *ptf.Definition) error {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	id := e.registryID(def)
+	if id == "" {
+		id = fmt.Sprintf("tableapi.%s", name)
+		if err := e.reg.Register(id, def); err != nil {
+			return err
+		}
+	}
+	if _, err := e.execute(ctx, fmt.Sprintf("CREATE TEMPORARY FUNCTION %s AS '%s'", ast.QuoteIdent(name), id)); err != nil {
+		return err
+	}
+	e.bound[def] = name
+	e.temp[name] = true
+	return nil
+}
+
+// From starts a pipeline from a table (a path such as "orders" or
+// "examples.marketplace.clicks").
+func (e *Environment) From(path string) *Table { return &Table{env: e, from: path} }
+
+// SQLQuery starts a pipeline from a query, Flink's sqlQuery.
+func (e *Environment) SQLQuery(query string) *Table {
+	return &Table{env: e, query: func(*renderer) (string, error) { return query, nil }}
+}
+
+// FromValues is a table of literal rows, Flink's fromValues: each row is a
+// slice of values (Go values or Exprs), columns are named cols.
+func (e *Environment) FromValues(cols []string, rows ...[]any) *Table {
+	return &Table{env: e, query: func(*renderer) (string, error) {
+		if len(rows) == 0 {
+			return "", fmt.Errorf("table: FromValues needs at least one row")
+		}
+		vals := make([]string, len(rows))
+		for i, r := range rows {
+			if len(r) != len(cols) {
+				return "", fmt.Errorf("table: FromValues row %d has %d values for %d columns", i+1, len(r), len(cols))
+			}
+			vs := make([]string, len(r))
+			for j, v := range r {
+				vs[j] = operand(v).sql
+			}
+			vals[i] = "(" + strings.Join(vs, ", ") + ")"
+		}
+		q := make([]string, len(cols))
+		for i, c := range cols {
+			q[i] = ast.QuoteIdent(c)
+		}
+		return fmt.Sprintf("SELECT * FROM (VALUES %s) AS v(%s)", strings.Join(vals, ", "), strings.Join(q, ", ")), nil
+	}}
+}
+
+// FromCall calls a function with the given arguments, Flink's fromCall:
+// tables (t.AsArgument("input"), or t positionally), scalars
+// (table.Lit(3).AsArgument("n")) and descriptors. A function without
+// table arguments runs once.
+//
+//	env.FromCall(examples.MtControlStream,
+//		events.PartitionBy("tenant_id").AsArgument("events"),
+//		control.PartitionBy("tenant_id").AsArgument("control"))
+func (e *Environment) FromCall(def *ptf.Definition, args ...Arg) *Table {
+	return &Table{env: e, query: func(r *renderer) (string, error) { return r.call(def, nil, args) }}
+}
+
+// SetStatementName names the next statement the environment submits
+// (ExecuteInsert, StatementSet.Execute, or an INSERT through ExecuteSQL),
+// as Confluent's ConfluentTools.setStatementName; the name is reset
+// afterwards. Names are lowercase letters, digits and '-', and are
+// prefixed with the application name (WithApplicationName).
+func (e *Environment) SetStatementName(name string) {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	e.nextName = name
+}
+
+// Result is the outcome of a statement, Flink's TableResult.
 type Result struct {
 	// Message is set for statements without rows.
 	Message string
+	// Outcome says what submitting a durable statement did: deploy.Created,
+	// deploy.Unchanged (it existed with the same SQL and properties) or
+	// deploy.Replaced; deploy.Existing for other statements.
+	Outcome deploy.Outcome
 	stream  *cli.RowStream
+	handles []*StatementHandle
 }
 
 // Schema returns the columns of the rows, or nil.
@@ -277,6 +337,20 @@ func (r *Result) Schema() *types.Schema {
 	}
 	return r.stream.Schema
 }
+
+// Statement returns the handle of the durable statement the result's
+// statement submitted (ExecuteInsert, an INSERT through ExecuteSQL), or
+// nil; Confluent's ConfluentTools.getStatementHandle. For a statement set
+// it is the first one; see Statements.
+func (r *Result) Statement() *StatementHandle {
+	if len(r.handles) == 0 {
+		return nil
+	}
+	return r.handles[0]
+}
+
+// Statements returns the handles of every statement submitted.
+func (r *Result) Statements() []*StatementHandle { return r.handles }
 
 // Collect reads every change of the result: the changelog, with row kinds.
 func (r *Result) Collect(ctx context.Context) ([]types.Row, error) {

@@ -32,7 +32,7 @@ type Catalog struct {
 	catalogs  map[string]*CatalogInfo
 	databases map[string]*Database // cat.db
 	tables    map[string]*Table    // cat.db.name
-	functions map[string]*Function // cat.db.name
+	functions map[string]*Function // functionKey(cat, db, name)
 }
 
 // Open loads the catalog stored under prefix in kv, creating
@@ -103,7 +103,7 @@ func (c *Catalog) load() error {
 		if err := json.Unmarshal(b, &x); err != nil {
 			return err
 		}
-		c.functions[x.Catalog+"."+x.Database+"."+x.Name] = &x
+		c.functions[functionKey(x.Catalog, x.Database, x.Name)] = &x
 		return nil
 	}); err != nil {
 		return fmt.Errorf("loading functions: %w", err)
@@ -226,45 +226,57 @@ func (c *Catalog) DropTable(cat, db, name string) error {
 	return nil
 }
 
+// functionKey is the key of a function in Catalog.functions. Function
+// names are case-insensitive, as in Flink (FunctionIdentifier normalizes
+// them): myFn and MYFN name the same function. The function keeps the
+// spelling it was created with (Function.Name), which is also its key in
+// the KV store.
+func functionKey(cat, db, name string) string {
+	return cat + "." + db + "." + strings.ToLower(name)
+}
+
 // CreateFunction binds a function name. Temporary functions are not
-// persisted.
+// persisted. A function of the same name in another letter case exists
+// already (ErrExists).
 func (c *Catalog) CreateFunction(f *Function) error {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	full := f.Catalog + "." + f.Database + "." + f.Name
-	if _, ok := c.functions[full]; ok {
+	key := functionKey(f.Catalog, f.Database, f.Name)
+	if _, ok := c.functions[key]; ok {
 		return fmt.Errorf("function %s: %w", full, ErrExists)
 	}
 	if err := c.put("fn", full, f, !f.Temporary); err != nil {
 		return err
 	}
-	c.functions[full] = f
+	c.functions[key] = f
 	return nil
 }
 
-// Function returns the function bound to cat.db.name.
+// Function returns the function bound to cat.db.name; the name is
+// case-insensitive.
 func (c *Catalog) Function(cat, db, name string) (*Function, bool) {
 	c.mu.RLock()
 	defer c.mu.RUnlock()
-	f, ok := c.functions[cat+"."+db+"."+name]
+	f, ok := c.functions[functionKey(cat, db, name)]
 	return f, ok
 }
 
-// DropFunction removes a function binding.
+// DropFunction removes a function binding; the name is case-insensitive.
 func (c *Catalog) DropFunction(cat, db, name string) error {
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	full := cat + "." + db + "." + name
-	f, ok := c.functions[full]
+	key := functionKey(cat, db, name)
+	f, ok := c.functions[key]
 	if !ok {
-		return fmt.Errorf("function %s: %w", full, ErrNotFound)
+		return fmt.Errorf("function %s.%s.%s: %w", cat, db, name, ErrNotFound)
 	}
 	if !f.Temporary {
-		if err := c.del("fn", full); err != nil {
+		if err := c.del("fn", f.Catalog+"."+f.Database+"."+f.Name); err != nil {
 			return err
 		}
 	}
-	delete(c.functions, full)
+	delete(c.functions, key)
 	return nil
 }
 
@@ -303,13 +315,19 @@ func (c *Catalog) Tables(cat, db string) []string {
 	})
 }
 
-// Functions lists the functions of cat.db, sorted.
+// Functions lists the names of the functions of cat.db as they were
+// created, sorted.
 func (c *Catalog) Functions(cat, db string) []string {
-	return c.names(cat, db, func(yield func(string)) {
-		for k := range c.functions {
-			yield(k)
+	c.mu.RLock()
+	defer c.mu.RUnlock()
+	var out []string
+	for _, f := range c.functions {
+		if f.Catalog == cat && f.Database == db {
+			out = append(out, f.Name)
 		}
-	})
+	}
+	sort.Strings(out)
+	return out
 }
 
 func (c *Catalog) names(cat, db string, each func(func(string))) []string {

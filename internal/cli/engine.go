@@ -46,10 +46,20 @@ type RowStream struct {
 	// Static is true for SHOW/DESCRIBE/EXPLAIN output, always printed as a
 	// plain table without an op column.
 	Static bool
+	// Order sorts the materialized table (table result mode): the ORDER BY
+	// of a query whose rows cannot be sorted as they stream.
+	Order []SortKey
 	// Next returns the next change; ok is false at the end of a bounded
 	// stream. It blocks for unbounded streams until a row arrives or ctx
 	// is done.
 	Next func(ctx context.Context) (row types.Row, ok bool, err error)
 	// Close releases the stream (stops the job behind it).
 	Close func()
+}
+
+// SortKey is one ORDER BY key of a result table: a column, its direction
+// and where NULLs go.
+type SortKey struct {
+	Col              int
+	Desc, NullsFirst bool
 }

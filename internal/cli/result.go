@@ -82,7 +82,7 @@ func printResult(ctx context.Context, w io.Writer, res *Result, mode resultMode,
 		if err := forEach(ctx, rs, m.Apply); err != nil {
 			return err
 		}
-		return printTableMax(w, rs.Schema, m.Rows(), "", maxWidth)
+		return printTableMax(w, rs.Schema, sortRows(m.Rows(), rs.Schema, rs.Order), "", maxWidth)
 	default:
 		var rows []types.Row
 		if err := forEach(ctx, rs, func(r types.Row) { rows = append(rows, r) }); err != nil {

@@ -207,7 +207,7 @@ func liveTable(ctx context.Context, v *liveView, rs *RowStream) error {
 	if ctx.Err() != nil {
 		prefix = "Query terminated, "
 	}
-	return printTable(v.w, rs.Schema, m.Rows(), prefix)
+	return printTable(v.w, rs.Schema, sortRows(m.Rows(), rs.Schema, rs.Order), prefix)
 }
 
 // liveContent renders the table for a redraw, cut to the terminal height.

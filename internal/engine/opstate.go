@@ -41,6 +41,26 @@ func operatorState(job *jobgraph.Job) string {
 			d = fmt.Sprintf("row=%s;key=%v", typeList(in(n, 0)), op.Key)
 		case *jobgraph.Materialize:
 			d = fmt.Sprintf("row=%s;key=%v", typeList(n.Out), op.Key)
+		case *jobgraph.OverAggregate:
+			var calls []string
+			for _, c := range op.Calls {
+				calls = append(calls, c.String(typeNames(in(n, 0)))+":"+c.Type.String())
+			}
+			d = fmt.Sprintf("over;row=%s;keys=%v;order=%d;frame=%+v;calls=%s", typeList(in(n, 0)), op.PartitionKeys, op.OrderBy, op.Frame, strings.Join(calls, ","))
+		case *jobgraph.Rank:
+			d = fmt.Sprintf("rank;row=%s;keys=%v;order=%+v;func=%s;range=%d-%d;strategy=%s", typeList(in(n, 0)), op.PartitionKeys, op.OrderBy, op.Func, op.Start, op.End, op.Strategy)
+		case *jobgraph.Deduplicate:
+			d = fmt.Sprintf("dedup;row=%s;keys=%v;last=%t;time=%d", typeList(in(n, 0)), op.Keys, op.KeepLast, op.TimeColumn)
+		case *jobgraph.WindowRank:
+			d = fmt.Sprintf("windowrank;row=%s;window=%+v;keys=%v;order=%+v;func=%s;range=%d-%d", typeList(in(n, 0)), op.Windowing, op.PartitionKeys, op.OrderBy, op.Func, op.Start, op.End)
+		case *jobgraph.WindowDeduplicate:
+			d = fmt.Sprintf("windowdedup;row=%s;window=%+v;keys=%v;last=%t;time=%d", typeList(in(n, 0)), op.Windowing, op.Keys, op.KeepLast, op.TimeColumn)
+		case *jobgraph.TemporalSort:
+			d = fmt.Sprintf("sort;row=%s;time=%d;order=%+v", typeList(in(n, 0)), op.TimeColumn, op.OrderBy)
+		case *jobgraph.IntervalJoin:
+			d = fmt.Sprintf("interval;kind=%s;left=%s;right=%s;keys=%v/%v;bounds=%d/%d", op.Kind, typeList(op.Left), typeList(op.Right), op.LeftKeys, op.RightKeys, op.LowerBound, op.UpperBound)
+		case *jobgraph.TemporalJoin:
+			d = fmt.Sprintf("temporal;kind=%s;left=%s;right=%s;keys=%v/%v", op.Kind, typeList(op.Left), typeList(op.Right), op.LeftKeys, op.RightKeys)
 		default:
 			continue
 		}

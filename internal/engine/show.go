@@ -10,7 +10,6 @@ import (
 	"github.com/eddy-sql/eddy/internal/artifact"
 	"github.com/eddy-sql/eddy/internal/catalog"
 	"github.com/eddy-sql/eddy/internal/cli"
-	"github.com/eddy-sql/eddy/internal/expr"
 	"github.com/eddy-sql/eddy/internal/sql/ast"
 	"github.com/eddy-sql/eddy/internal/sql/opt"
 	"github.com/eddy-sql/eddy/internal/sql/plan"
@@ -45,17 +44,35 @@ func (e *Engine) show(s *ast.Show) (*cli.Result, error) {
 		return e.showTables(s)
 	case ast.ShowFunctions:
 		// Built-in functions, then the user functions of the current
-		// database, like Flink's SHOW FUNCTIONS.
-		var rows [][]string
-		for _, f := range expr.Functions() {
-			rows = append(rows, []string{f.Name, "built-in " + f.Family, f.Description})
+		// database (or of FROM/IN), like Flink's SHOW FUNCTIONS.
+		cat, db, err := e.showDatabase(s)
+		if err != nil {
+			return nil, err
 		}
-		for _, u := range e.userFunctions() {
-			rows = append(rows, []string{u[0], "user " + u[1], u[2]})
+		var rows [][]string
+		for _, f := range plan.BuiltinFunctions() {
+			if functionMatches(s, f.Name) {
+				rows = append(rows, []string{f.Name, "built-in " + f.Family, f.Description})
+			}
+		}
+		for _, u := range e.userFunctions(cat, db) {
+			if functionMatches(s, u[0]) {
+				rows = append(rows, []string{u[0], "user " + u[1], u[2]})
+			}
 		}
 		return staticResult(stringSchema("function name", "kind", "description"), stringRows(rows)), nil
 	case ast.ShowUserFunctions:
-		return staticResult(stringSchema("function name", "id", "description"), stringRows(e.userFunctions())), nil
+		cat, db, err := e.showDatabase(s)
+		if err != nil {
+			return nil, err
+		}
+		var rows [][]string
+		for _, u := range e.userFunctions(cat, db) {
+			if functionMatches(s, u[0]) {
+				rows = append(rows, u)
+			}
+		}
+		return staticResult(stringSchema("function name", "id", "description"), stringRows(rows)), nil
 	case ast.ShowCurrentCatalog:
 		return column("current catalog name", []string{e.sess.Catalog}), nil
 	case ast.ShowCurrentDatabase:
@@ -74,12 +91,37 @@ func (e *Engine) functionDef(f *catalog.Function) (*ptf.Definition, bool) {
 	return e.reg.Lookup(f.ID)
 }
 
-// userFunctions lists the functions of the current database as rows of
-// name, id and description.
-func (e *Engine) userFunctions() [][]string {
+// showDatabase returns the database of SHOW ... [FROM | IN db]: the
+// current one without FROM.
+func (e *Engine) showDatabase(s *ast.Show) (cat, db string, err error) {
+	cat, db = e.sess.Catalog, e.sess.Database
+	if s.From != nil {
+		parts := s.From.Names()
+		db = parts[len(parts)-1]
+		if len(parts) == 2 {
+			cat = parts[0]
+		}
+		err = e.checkDatabase(cat, db, s.From.Pos())
+	}
+	return cat, db, err
+}
+
+// functionMatches applies SHOW ... [NOT] LIKE to a function name. Function
+// names are case-insensitive, so the pattern matches them in any case
+// (Flink matches its lower-cased names).
+func functionMatches(s *ast.Show, name string) bool {
+	if s.Like == nil {
+		return true
+	}
+	return likePattern(strings.ToUpper(s.Like.Value)).MatchString(strings.ToUpper(name)) != s.NotLike
+}
+
+// userFunctions lists the functions of database cat.db as rows of name,
+// id and description.
+func (e *Engine) userFunctions(cat, db string) [][]string {
 	var rows [][]string
-	for _, n := range e.cat.Functions(e.sess.Catalog, e.sess.Database) {
-		f, _ := e.cat.Function(e.sess.Catalog, e.sess.Database, n)
+	for _, n := range e.cat.Functions(cat, db) {
+		f, _ := e.cat.Function(cat, db, n)
 		doc := ""
 		if d, ok := e.functionDef(f); ok {
 			doc = d.Doc
@@ -104,9 +146,12 @@ func (e *Engine) describeFunction(s *ast.DescribeFunction) (*cli.Result, error) 
 	if len(parts) == 3 {
 		cat = parts[0]
 	}
-	if f, ok := e.cat.Function(cat, db, name); ok && e.isUDF(f.ID) {
+	// An unqualified name is a built-in function first, as calls resolve it
+	// (Flink resolves system functions before catalog ones).
+	_, builtin := plan.LookupBuiltin(name)
+	if f, ok := e.cat.Function(cat, db, name); ok && e.isUDF(f.ID) && (!builtin || len(parts) > 1) {
 		u, _ := e.udfs.Lookup(f.ID)
-		add("name", name)
+		add("name", f.Name)
 		add("kind", "user ("+u.Kind().String()+" function)")
 		add("id", f.ID)
 		add("signature", strings.Join(u.Signatures(), "; "))
@@ -120,8 +165,8 @@ func (e *Engine) describeFunction(s *ast.DescribeFunction) (*cli.Result, error) 
 		}
 		return staticResult(stringSchema("info name", "info value"), stringRows(rows)), nil
 	}
-	if f, ok := e.cat.Function(cat, db, name); ok {
-		add("name", name)
+	if f, ok := e.cat.Function(cat, db, name); ok && (!builtin || len(parts) > 1) {
+		add("name", f.Name)
 		add("kind", "user (process table function)")
 		add("id", f.ID)
 		if f.Artifact != "" {
@@ -140,10 +185,10 @@ func (e *Engine) describeFunction(s *ast.DescribeFunction) (*cli.Result, error) 
 		}
 		return staticResult(stringSchema("info name", "info value"), stringRows(rows)), nil
 	}
-	info, ok := expr.LookupFunction(name)
+	info, ok := plan.LookupBuiltin(name)
 	if len(parts) > 1 || !ok {
 		err := sqlerr.Newf(sqlerr.UnknownFunction, "Function '%s' not found", s.Name).At(s.Name.Pos())
-		if sug := expr.SuggestFunction(name); sug != "" && len(parts) == 1 {
+		if sug := plan.SuggestFunction(name, e.cat.Functions(cat, db)); sug != "" && len(parts) == 1 {
 			return nil, err.WithHint("did you mean %s? SHOW FUNCTIONS lists the functions", sug)
 		}
 		return nil, err.WithHint("SHOW FUNCTIONS lists the functions")

@@ -51,9 +51,9 @@ func sqlBenchLoad(b *testing.B, e *Engine, table string, rows [][2]int64) {
 
 // sqlBenchRun loads the tables, then measures the CTAS and checks the
 // result table against want (k -> "k,a,b").
-func sqlBenchRun(b *testing.B, load func(e *Engine), ctas string, want map[int64]string) {
+func sqlBenchRun(b *testing.B, events int, load func(e *Engine), ctas string, want map[int64]string) {
 	ctx := context.Background()
-	var m pipelineMeter
+	m := pipelineMeter{events: events}
 	b.ReportAllocs()
 	b.StopTimer()
 	b.ResetTimer()
@@ -61,10 +61,16 @@ func sqlBenchRun(b *testing.B, load func(e *Engine), ctas string, want map[int64
 		e := pipelineEngine(ctx, b)
 		load(e)
 		pipelineSettle(b, e)
+		records0 := e.logRecords()
+		lsm0 := e.db.Pebble().Metrics()
 		m.begin(b)
 		pipelineExec(b, e, ctas)
 		pipelineExec(b, e, "SHOW TABLES") // syncs: waits until the job committed everything
 		m.end(b)
+		pipelineLogLSM(b, lsm0, e.db.Pebble().Metrics())
+		if testing.Verbose() {
+			b.Logf("sink log records: %d", e.logRecords()-records0)
+		}
 		res, err := e.Execute(ctx, "SELECT * FROM totals", false)
 		if err != nil {
 			b.Fatal(err)
@@ -128,7 +134,7 @@ func groupByHand(rows [][2]int64, out [][3]int64) (map[int64]string, [][3]int64)
 func BenchmarkGroupByEngine(b *testing.B) {
 	rows := sqlBenchRows()
 	want, _ := groupByHand(rows, nil)
-	sqlBenchRun(b, func(e *Engine) { sqlBenchLoad(b, e, "events", rows) },
+	sqlBenchRun(b, len(rows), func(e *Engine) { sqlBenchLoad(b, e, "events", rows) },
 		`CREATE TABLE totals (PRIMARY KEY (k) NOT ENFORCED) DISTRIBUTED INTO 1 BUCKETS AS
 SELECT k, COUNT(*) AS n, SUM(v) AS s FROM events GROUP BY k`, want)
 }
@@ -151,8 +157,13 @@ func BenchmarkGroupByHandLoop(b *testing.B) {
 
 // joinBenchRows are two streams of 500k rows each (1M events) whose keys
 // are a permutation of 0..499999 each: every key joins once.
-var joinBenchRows = sync.OnceValues(func() ([][2]int64, [][2]int64) {
-	const n = pipelineEvents / 2
+var joinBenchRows = sync.OnceValues(func() ([][2]int64, [][2]int64) { return joinRows(pipelineEvents / 2) })
+
+// joinBenchRows1M are two streams of 1M rows each (2M events), as
+// joinBenchRows.
+var joinBenchRows1M = sync.OnceValues(func() ([][2]int64, [][2]int64) { return joinRows(pipelineEvents) })
+
+func joinRows(n int) ([][2]int64, [][2]int64) {
 	r := rand.New(rand.NewPCG(3, 5))
 	a, c := make([][2]int64, n), make([][2]int64, n)
 	for i, k := range r.Perm(n) {
@@ -162,7 +173,7 @@ var joinBenchRows = sync.OnceValues(func() ([][2]int64, [][2]int64) {
 		c[i] = [2]int64{int64(k), int64(2 * i)}
 	}
 	return a, c
-})
+}
 
 func joinHand(a, c [][2]int64, out [][3]int64) (map[int64]string, [][3]int64) {
 	left := make(map[int64]int64, len(a))
@@ -186,11 +197,19 @@ func joinHand(a, c [][2]int64, out [][3]int64) (map[int64]string, [][3]int64) {
 }
 
 // BenchmarkJoinTwoStreamsEngine: an inner join of two append streams of
-// 500k rows each (1M events) on a key every row matches once.
+// 500k rows each (1M events), and of 1M rows each (2M events: issue 11's
+// two 1M-row streams), on a key every row matches once.
 func BenchmarkJoinTwoStreamsEngine(b *testing.B) {
-	a, c := joinBenchRows()
+	b.Run("500k", func(b *testing.B) { benchmarkJoinTwoStreams(b, joinBenchRows) })
+	b.Run("1M", func(b *testing.B) { benchmarkJoinTwoStreams(b, joinBenchRows1M) })
+}
+
+// benchmarkJoinTwoStreams runs the join over the streams of rows: one
+// event per row of either side.
+func benchmarkJoinTwoStreams(b *testing.B, rows func() ([][2]int64, [][2]int64)) {
+	a, c := rows()
 	want, _ := joinHand(a, c, nil)
-	sqlBenchRun(b, func(e *Engine) {
+	sqlBenchRun(b, len(a)+len(c), func(e *Engine) {
 		sqlBenchLoad(b, e, "lefts", a)
 		sqlBenchLoad(b, e, "rights", c)
 	}, `CREATE TABLE totals (PRIMARY KEY (k) NOT ENFORCED) DISTRIBUTED INTO 1 BUCKETS AS
@@ -199,8 +218,13 @@ SELECT l.k, l.v AS x, r.v AS y FROM lefts l JOIN rights r ON l.k = r.k`, want)
 
 // BenchmarkJoinTwoStreamsHandLoop is the same join as two maps.
 func BenchmarkJoinTwoStreamsHandLoop(b *testing.B) {
-	a, c := joinBenchRows()
-	var m pipelineMeter
+	b.Run("500k", func(b *testing.B) { benchmarkJoinHand(b, joinBenchRows) })
+	b.Run("1M", func(b *testing.B) { benchmarkJoinHand(b, joinBenchRows1M) })
+}
+
+func benchmarkJoinHand(b *testing.B, rows func() ([][2]int64, [][2]int64)) {
+	a, c := rows()
+	m := pipelineMeter{events: len(a) + len(c)}
 	out := make([][3]int64, 0, len(a))
 	b.ReportAllocs()
 	b.StopTimer()

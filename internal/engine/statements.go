@@ -238,7 +238,11 @@ func (e *Engine) query(ctx context.Context, q ast.Query, interactive bool) (*cli
 	if err != nil {
 		return nil, err
 	}
-	return jobResult(job, qp.Schema, qp.Key, qp.Job.Limit), nil
+	res := jobResult(job, qp.Schema, qp.Key, qp.Job.Limit)
+	for _, k := range qp.Job.Sink.OrderBy {
+		res.Rows.Order = append(res.Rows.Order, cli.SortKey{Col: k.Col, Desc: k.Desc, NullsFirst: k.NullsFirst})
+	}
+	return res, nil
 }
 
 var functionIDPattern = regexp.MustCompile(`^[A-Za-z_][A-Za-z0-9_$]*(\.[A-Za-z_][A-Za-z0-9_$]*)*$`)
@@ -364,6 +368,10 @@ func (e *Engine) set(s *ast.Set) (*cli.Result, error) {
 				WithHint("use 'table', 'changelog' or 'tableau'")
 		}
 		v = strings.ToLower(v)
+	case plan.LocalTimeZoneKey:
+		if _, err := plan.ParseLocalTimeZone(v); err != nil {
+			return nil, sqlerr.Newf(sqlerr.InvalidOption, "%v", err).At(s.Value.Pos())
+		}
 	case "table.exec.state.ttl":
 		if _, err := plan.ParseDuration(v); err != nil {
 			return nil, sqlerr.Newf(sqlerr.InvalidOption, "Invalid '%s': %v", k, err).At(s.Value.Pos())

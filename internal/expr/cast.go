@@ -4,6 +4,7 @@ import (
 	"math"
 	"strconv"
 	"strings"
+	"time"
 	"unicode/utf8"
 
 	"github.com/cockroachdb/apd/v3"
@@ -45,6 +46,51 @@ func Cast(e Expr, to types.Type, try bool) (Expr, error) {
 	}
 	to.NotNull = from.NotNull && !try && from.ID != types.TypeNull
 	return &castExpr{e: e, t: to, conv: castFunc(from, to), try: try}, nil
+}
+
+// CastIn is Cast in the session time zone zone (nil or UTC: Cast): a
+// TIMESTAMP_LTZ cast to TIMESTAMP, DATE, TIME or a string is first turned
+// into its wall-clock time in zone, and a TIMESTAMP, DATE or string cast to
+// TIMESTAMP_LTZ is read as a wall-clock time in zone, as Flink does with
+// 'table.local-time-zone'.
+func CastIn(e Expr, to types.Type, try bool, zone *time.Location) (Expr, error) {
+	x, err := Cast(e, to, try)
+	if err != nil || zone == nil || zone == time.UTC {
+		return x, err
+	}
+	c, ok := x.(*castExpr)
+	if !ok {
+		return x, nil
+	}
+	from := e.Type()
+	ltz := types.TypeTimestampLTZ
+	local := func(t types.Type) bool {
+		return t.ID == types.TypeTimestamp || t.ID == types.TypeDate || t.ID == types.TypeTime || t.IsString()
+	}
+	switch {
+	case from.ID == ltz && local(to):
+		wall := types.Timestamp(from.Precision)
+		inner := castFunc(wall, to)
+		c.conv = func(v types.Value) (types.Value, error) {
+			v = types.NewTimestamp(instantToWall(v.Int(), zone))
+			if inner == nil {
+				return v, nil
+			}
+			return inner(v)
+		}
+	case to.ID == ltz && local(from) && from.ID != types.TypeTime:
+		inner := castFunc(from, types.Timestamp(to.Precision))
+		c.conv = func(v types.Value) (types.Value, error) {
+			if inner != nil {
+				var err error
+				if v, err = inner(v); err != nil {
+					return v, err
+				}
+			}
+			return types.NewTimestamp(wallToInstant(v.Int(), zone)), nil
+		}
+	}
+	return c, nil
 }
 
 func (c *castExpr) Type() types.Type { return c.t }

@@ -143,6 +143,17 @@ func (p dtPattern) format(ns int64) string {
 // isoDayOfWeek is 1 for Monday .. 7 for Sunday.
 func isoDayOfWeek(days int64) int64 { return floorMod(days+3, 7) + 1 }
 
+// hasOffset reports whether the pattern reads a zone offset (X or Z), so
+// that a parsed string is an instant rather than a wall-clock time.
+func (p dtPattern) hasOffset() bool {
+	for _, f := range p {
+		if f.letter == 'X' || f.letter == 'Z' {
+			return true
+		}
+	}
+	return false
+}
+
 // parse reads s in the pattern and returns wall-clock nanoseconds; the
 // whole string must match. Missing fields default to 1970-01-01 00:00:00.
 func (p dtPattern) parse(s string) (int64, bool) {

@@ -89,6 +89,16 @@ func init() {
 	})
 }
 
+// regexCompiles counts the regular expressions compiled, for the test
+// that a literal pattern is compiled once per call site.
+var regexCompiles atomic.Int64
+
+// compileRegex compiles a pattern of a regular-expression function.
+func compileRegex(p string) (*regexp.Regexp, error) {
+	regexCompiles.Add(1)
+	return regexp.Compile(p)
+}
+
 // regexCache compiles patterns that are not literals, remembering the last.
 type regexCache struct {
 	last atomic.Pointer[regexp.Regexp]
@@ -98,7 +108,7 @@ func (rc *regexCache) get(p string) (*regexp.Regexp, bool) {
 	if re := rc.last.Load(); re != nil && re.String() == p {
 		return re, true
 	}
-	re, err := regexp.Compile(p)
+	re, err := compileRegex(p)
 	if err != nil {
 		return nil, false
 	}
@@ -111,7 +121,7 @@ func (rc *regexCache) get(p string) (*regexp.Regexp, bool) {
 // invalid pattern.
 func regexArg(c *call, i int) (func(a [maxFixedArgs]types.Value) (*regexp.Regexp, bool), error) {
 	if v, ok := c.literal(i); ok && !v.IsNull() {
-		re, err := regexp.Compile(v.Str())
+		re, err := compileRegex(v.Str())
 		if err != nil {
 			return nil, typeErrorf("invalid regular expression '%s' in %s: %v", v.Str(), c.name, strings.TrimPrefix(err.Error(), "error parsing regexp: "))
 		}
@@ -180,6 +190,9 @@ func javaReplacement(s string) string {
 	return b.String()
 }
 
+// The default separators of STR_TO_MAP, compiled once.
+var strToMapPairs, strToMapKV = regexp.MustCompile(","), regexp.MustCompile("=")
+
 func newStrToMap(c *call) (Expr, error) {
 	if len(c.args) == 2 {
 		return nil, argTypeError(c.name, c.args)
@@ -187,7 +200,7 @@ func newStrToMap(c *call) (Expr, error) {
 	if err := c.want(aStr); err != nil {
 		return nil, err
 	}
-	pairRe, kvRe := regexp.MustCompile(","), regexp.MustCompile("=")
+	pairRe, kvRe := strToMapPairs, strToMapKV
 	var pair, kv func(a [maxFixedArgs]types.Value) (*regexp.Regexp, bool)
 	if len(c.args) == 3 {
 		var err error

@@ -3,6 +3,7 @@ package expr
 import (
 	"slices"
 	"strings"
+	"time"
 
 	"github.com/eddy-sql/eddy/internal/sqlerr"
 	"github.com/eddy-sql/eddy/types"
@@ -17,6 +18,23 @@ type Env struct {
 	// start time gives Flink's batch semantics. Nil makes those functions
 	// fail to build.
 	Now func() int64
+	// Database is the session's current database, for
+	// CURRENT_DATABASE(); "" makes that function fail to build.
+	Database string
+	// Zone is the session time zone ('table.local-time-zone'); nil is
+	// UTC. LOCALTIMESTAMP, CURRENT_DATE, CURRENT_TIME, LOCALTIME,
+	// FROM_UNIXTIME, UNIX_TIMESTAMP(string), DATE_FORMAT and EXTRACT (and
+	// YEAR ... SECOND) and FLOOR/CEIL(... TO unit) of a TIMESTAMP_LTZ use it, and CastIn converts
+	// between TIMESTAMP_LTZ and the zone-less types in it.
+	Zone *time.Location
+}
+
+// zone returns the session time zone of the call, UTC by default.
+func (c *call) zone() *time.Location {
+	if c.env.Zone == nil {
+		return time.UTC
+	}
+	return c.env.Zone
 }
 
 // FuncInfo describes a built-in function for SHOW FUNCTIONS and DESCRIBE

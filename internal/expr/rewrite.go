@@ -222,6 +222,8 @@ func operands(e Expr) ([]Expr, bool) {
 		return x.args, true
 	case *likeExpr:
 		return []Expr{x.s, x.pat}, true
+	case *similarExpr:
+		return []Expr{x.s, x.pat}, true
 	case *eltExpr:
 		return x.args, true
 	case *singleValueExpr:
@@ -322,6 +324,10 @@ func withOperands(e Expr, k []Expr) Expr {
 		c.args = k
 		return &c
 	case *likeExpr:
+		c := *x
+		c.s, c.pat = k[0], k[1]
+		return &c
+	case *similarExpr:
 		c := *x
 		c.s, c.pat = k[0], k[1]
 		return &c

@@ -12,9 +12,10 @@ import (
 
 // Internal representations (see types.Value): DATE is days since
 // 1970-01-01, TIME nanoseconds since midnight, TIMESTAMP and TIMESTAMP_LTZ
-// nanoseconds since the epoch. TIMESTAMP_LTZ is rendered and parsed in UTC
-// (the session time zone is not modelled yet), so casts between TIMESTAMP
-// and TIMESTAMP_LTZ keep the number unchanged.
+// nanoseconds since the epoch. Without a session time zone (Env.Zone, used
+// by CastIn and the temporal functions) TIMESTAMP_LTZ is rendered and
+// parsed in UTC, so Cast between TIMESTAMP and TIMESTAMP_LTZ keeps the
+// number unchanged.
 
 const nanosPerDay int64 = 86400 * 1e9
 

@@ -8,9 +8,9 @@ import (
 	"github.com/eddy-sql/eddy/types"
 )
 
-// Temporal functions. The session time zone is not modelled: TIMESTAMP_LTZ
-// values render and parse in UTC, so CURRENT_TIMESTAMP and LOCALTIMESTAMP
-// show the same wall clock.
+// Temporal functions. The session time zone (Env.Zone, UTC by default)
+// gives the wall clock of the local-time functions and of TIMESTAMP_LTZ
+// values: LOCALTIMESTAMP is CURRENT_TIMESTAMP's instant in that zone.
 
 func init() {
 	register("temporal", []funcDef{
@@ -20,12 +20,12 @@ func init() {
 		nondet(fdef("CURRENT_ROW_TIMESTAMP", 0, 0, "CURRENT_ROW_TIMESTAMP() -> TIMESTAMP_LTZ(3)",
 			"The current time for each row.", nowFunc(types.TimestampLTZ(3)))),
 		nondet(fdef("LOCALTIMESTAMP", 0, 0, "LOCALTIMESTAMP -> TIMESTAMP(3)",
-			"The current wall-clock time in the session time zone (UTC).", nowFunc(types.Timestamp(3)))),
-		nondet(fdef("CURRENT_DATE", 0, 0, "CURRENT_DATE -> DATE", "The current date in the session time zone (UTC).", nowFunc(types.Date))),
-		nondet(fdef("CURRENT_TIME", 0, 0, "CURRENT_TIME -> TIME(0)", "The current time of day in the session time zone (UTC).", nowFunc(types.Time(0)))),
+			"The current wall-clock time in the session time zone ('table.local-time-zone', UTC by default).", nowFunc(types.Timestamp(3)))),
+		nondet(fdef("CURRENT_DATE", 0, 0, "CURRENT_DATE -> DATE", "The current date in the session time zone.", nowFunc(types.Date))),
+		nondet(fdef("CURRENT_TIME", 0, 0, "CURRENT_TIME -> TIME(0)", "The current time of day in the session time zone.", nowFunc(types.Time(0)))),
 		nondet(fdef("LOCALTIME", 0, 0, "LOCALTIME -> TIME(0)", "Same as CURRENT_TIME.", nowFunc(types.Time(0)))),
 		nondet(fdef("UNIX_TIMESTAMP", 0, 2, "UNIX_TIMESTAMP() -> BIGINT; UNIX_TIMESTAMP(string1 [, string2]) -> BIGINT",
-			"Without arguments the current epoch seconds; else string1 parsed in the pattern string2 (default 'yyyy-MM-dd HH:mm:ss') as epoch seconds, -9223372036854775808 when it does not parse.",
+			"Without arguments the current epoch seconds; else string1 parsed in the pattern string2 (default 'yyyy-MM-dd HH:mm:ss') in the session time zone as epoch seconds, -9223372036854775808 when it does not parse.",
 			newUnixTimestamp)),
 		fdef("EXTRACT", 2, 2, "EXTRACT(timeintervalunit FROM temporal) -> BIGINT",
 			"A field of a date, time or timestamp: MILLENNIUM, CENTURY, DECADE, YEAR, ISOYEAR, QUARTER, MONTH, WEEK (ISO), DAY, DOY, DOW (1 = Sunday), ISODOW (1 = Monday), HOUR, MINUTE, SECOND, MILLISECOND, MICROSECOND, NANOSECOND, EPOCH.",
@@ -41,7 +41,7 @@ func init() {
 		extractFn("MINUTE", "MINUTE", "The minute of the hour, 0 to 59."),
 		extractFn("SECOND", "SECOND", "The second of the minute, 0 to 59."),
 		fdef("DATE_FORMAT", 2, 2, "DATE_FORMAT(timestamp, string) -> STRING; DATE_FORMAT(string, string) -> STRING",
-			"The timestamp (or a string 'yyyy-MM-dd HH:mm:ss') rendered in the pattern (Java letters: yyyy-MM-dd HH:mm:ss.SSS).",
+			"The timestamp (a TIMESTAMP_LTZ in the session time zone, or a string 'yyyy-MM-dd HH:mm:ss') rendered in the pattern (Java letters: yyyy-MM-dd HH:mm:ss.SSS).",
 			newDateFormat),
 		fdef("TO_TIMESTAMP", 1, 2, "TO_TIMESTAMP(string1 [, string2]) -> TIMESTAMP(3)",
 			"string1 parsed in the pattern string2 (default 'yyyy-MM-dd HH:mm:ss'); NULL when it does not parse.", newToTimestamp(types.Timestamp(3))),
@@ -51,7 +51,7 @@ func init() {
 			"An epoch number in units of 10^-precision seconds (precision 0, 3, 6 or 9; default 3), or string1 parsed in pattern string2 in time zone string3 (default 'UTC').",
 			newToTimestampLTZ),
 		fdef("FROM_UNIXTIME", 1, 2, "FROM_UNIXTIME(numeric [, string]) -> STRING",
-			"Epoch seconds rendered in the pattern (default 'yyyy-MM-dd HH:mm:ss') in the session time zone (UTC).", newFromUnixtime),
+			"Epoch seconds rendered in the pattern (default 'yyyy-MM-dd HH:mm:ss') in the session time zone.", newFromUnixtime),
 		fdef("CONVERT_TZ", 3, 3, "CONVERT_TZ(string1, string2, string3) -> STRING",
 			"The timestamp string1 ('yyyy-MM-dd HH:mm:ss') in time zone string2 converted to time zone string3.", newConvertTZ),
 		fdef("TIMESTAMPADD", 3, 3, "TIMESTAMPADD(timeintervalunit, interval, timepoint)",
@@ -67,8 +67,13 @@ func nowFunc(t types.Type) func(c *call) (Expr, error) {
 		if now == nil {
 			return nil, typeErrorf("%s needs the statement clock, which this context does not provide", c.name)
 		}
+		local := t.ID != types.TypeTimestampLTZ // LOCALTIMESTAMP, CURRENT_DATE, ...
+		zone := c.zone()
 		e := c.strictFn(t, true, func([maxFixedArgs]types.Value) (types.Value, error) {
 			ns := now()
+			if local {
+				ns = instantToWall(ns, zone)
+			}
 			switch t.ID {
 			case types.TypeDate:
 				return types.NewDate(floorDiv(ns, nanosPerDay)), nil
@@ -141,6 +146,7 @@ func newUnixTimestamp(c *call) (Expr, error) {
 		return nil, err
 	}
 	custom := len(c.args) == 2
+	zone := c.zone()
 	return c.strictFn(types.BigInt, true, func(a [maxFixedArgs]types.Value) (types.Value, error) {
 		var ns int64
 		var ok bool
@@ -150,6 +156,9 @@ func newUnixTimestamp(c *call) (Expr, error) {
 				return types.Null, err
 			}
 			ns, ok = p.parse(a[0].Str())
+			if ok && p.hasOffset() {
+				return types.NewInt(floorDiv(ns, 1e9)), nil // the string gives its offset
+			}
 		} else {
 			var err error
 			ns, _, err = parseTimestamp(a[0].Str())
@@ -158,7 +167,7 @@ func newUnixTimestamp(c *call) (Expr, error) {
 		if !ok {
 			return types.NewInt(-1 << 63), nil
 		}
-		return types.NewInt(floorDiv(ns, 1e9)), nil
+		return types.NewInt(floorDiv(wallToInstant(ns, zone), 1e9)), nil
 	}), nil
 }
 
@@ -254,9 +263,15 @@ func buildExtract(c *call, unit string, x Expr) (Expr, error) {
 	default:
 		return nil, typeErrorf("cannot extract %s from %s", unit, typeString(t))
 	}
+	zone := c.zone()
+	ltz := t.ID == types.TypeTimestampLTZ && unit != "EPOCH"
 	e := &fnExpr{name: c.name, args: []Expr{x}, t: withNull(types.BigInt, t.NotNull),
 		fn: func(a [maxFixedArgs]types.Value) (types.Value, error) {
-			return types.NewInt(extractField(unit, tsNanos(a[0], t))), nil
+			ns := tsNanos(a[0], t)
+			if ltz {
+				ns = instantToWall(ns, zone) // the fields of the session's wall clock
+			}
+			return types.NewInt(extractField(unit, ns)), nil
 		}}
 	if c.name == "EXTRACT" {
 		e.render = func() string { return "EXTRACT(" + unit + " FROM " + x.String() + ")" }
@@ -282,12 +297,16 @@ func newDateFormat(c *call) (Expr, error) {
 	if err != nil {
 		return nil, err
 	}
+	zone, ltz := c.zone(), t.ID == types.TypeTimestampLTZ
 	return c.strictFn(types.String, !t.IsString(), func(a [maxFixedArgs]types.Value) (types.Value, error) {
 		p, err := pat(a)
 		if err != nil {
 			return types.Null, err
 		}
 		ns := tsNanos(a[0], t)
+		if ltz {
+			ns = instantToWall(ns, zone)
+		}
 		if t.IsString() {
 			var perr error
 			if ns, _, perr = parseTimestamp(a[0].Str()); perr != nil {
@@ -476,6 +495,9 @@ func wallToInstant(ns int64, loc *time.Location) int64 {
 
 // instantToWall renders an instant as wall-clock nanoseconds in loc.
 func instantToWall(ns int64, loc *time.Location) int64 {
+	if loc == time.UTC {
+		return ns
+	}
 	_, off := time.Unix(0, ns).In(loc).Zone()
 	return ns + int64(off)*1e9
 }
@@ -488,6 +510,7 @@ func newFromUnixtime(c *call) (Expr, error) {
 	if err != nil {
 		return nil, err
 	}
+	zone := c.zone()
 	return c.strictFn(types.String, true, func(a [maxFixedArgs]types.Value) (types.Value, error) {
 		p, err := pat(a)
 		if err != nil {
@@ -500,7 +523,7 @@ func newFromUnixtime(c *call) (Expr, error) {
 		if sec > 9.2e9 || sec < -9.2e9 {
 			return types.Null, errTimestampRange()
 		}
-		return types.NewString(p.format(int64(sec) * 1e9)), nil
+		return types.NewString(p.format(instantToWall(int64(sec)*1e9, zone))), nil
 	}), nil
 }
 
@@ -653,11 +676,17 @@ func newTimeCeilFloor(c *call, ceil bool) (Expr, error) {
 	default:
 		return nil, typeErrorf("%s does not support the unit %s", c.name, unit)
 	}
+	// A TIMESTAMP_LTZ is rounded on its wall clock in the session zone, as
+	// Flink does (FLOOR(ltz TO DAY) is local midnight).
+	zone, ltz := c.zone(), t.ID == types.TypeTimestampLTZ
 	e := &fnExpr{name: c.name, args: []Expr{x}, t: withNull(t, x.Type().NotNull),
 		fn: func(a [maxFixedArgs]types.Value) (types.Value, error) {
 			ns := tsNanos(a[0], t)
 			if t.ID == types.TypeTime {
 				ns = a[0].Int()
+			}
+			if ltz {
+				ns = instantToWall(ns, zone)
 			}
 			f := floorTime(ns, unit)
 			if ceil && f != ns {
@@ -668,6 +697,8 @@ func newTimeCeilFloor(c *call, ceil bool) (Expr, error) {
 				return types.NewDate(floorDiv(f, nanosPerDay)), nil
 			case types.TypeTime:
 				return types.NewTime(floorMod(f, nanosPerDay)), nil
+			case types.TypeTimestampLTZ:
+				return types.NewTimestamp(wallToInstant(f, zone)), nil
 			}
 			return types.NewTimestamp(f), nil
 		}}

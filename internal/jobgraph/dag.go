@@ -175,6 +175,10 @@ type AggCall struct {
 	// User is the user-defined aggregate function of the call (Func is
 	// then its SQL name); nil for the built-in functions.
 	User UserAggregate
+	// InsertOnly says the input never retracts (a window aggregate over an
+	// insert-only input): MIN and MAX then keep only the extreme value
+	// instead of a multiset of every value.
+	InsertOnly bool
 }
 
 // UserAggregate is a user-defined aggregate function as the runtime calls

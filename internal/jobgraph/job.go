@@ -188,6 +188,11 @@ type Sink struct {
 	Schema *types.Schema
 	// External writes the rows of an ExternalSink.
 	External connector.Sink
+	// OrderBy is the ORDER BY of a collect query on other columns than a
+	// time attribute, without LIMIT: the client sorts the table it
+	// materializes by it (a script's snapshot of the result); the rows
+	// themselves arrive unsorted.
+	OrderBy []SortKey
 }
 
 // Job is a planned statement: sources (Inputs), an operator DAG (Nodes)

@@ -25,7 +25,8 @@ import (
 
 // Options configure Open.
 type Options struct {
-	// DataDir is the data directory. Required.
+	// DataDir is the data directory; "" keeps everything in memory (the
+	// Go Table API's default) and serves no socket.
 	DataDir string
 	// Registry holds the functions CREATE FUNCTION can bind.
 	Registry *ptf.Registry
@@ -122,7 +123,7 @@ func Open(ctx context.Context, opts Options) (_ *Session, err error) {
 	if err != nil {
 		return nil, err
 	}
-	if !opts.Passive {
+	if !opts.Passive && opts.DataDir != "" {
 		sock, err := s.srv.ServeSocket(v1.SocketPath(opts.DataDir), server.LocalOwner(opts.Command, opts.DataDir, ""))
 		if err != nil {
 			opts.Logger.Warn("not serving the data directory's socket: other eddy processes cannot attach", "err", err)
@@ -138,6 +139,10 @@ func Open(ctx context.Context, opts Options) (_ *Session, err error) {
 func isLocked(err error) bool {
 	return errors.Is(err, syscall.EAGAIN) || errors.Is(err, syscall.EWOULDBLOCK) || strings.Contains(err.Error(), "resource temporarily unavailable")
 }
+
+// Engine returns the session's engine (the Go Table API runs its
+// non-background statements and its functions through it).
+func (s *Session) Engine() *engine.Engine { return s.eng }
 
 // DataDir returns the data directory.
 func (s *Session) DataDir() string { return s.dir }

@@ -25,7 +25,7 @@ import (
 // so Commit may wait for the WAL sync of a concurrent commit that was
 // applied just before it.
 func (s *Store) Commit(w *Writer, b *store.Batch, sync bool) error {
-	if len(w.recs) == 0 {
+	if w.n == 0 {
 		if err := s.failure(); err != nil {
 			return err
 		}
@@ -49,7 +49,7 @@ func (s *Store) Commit(w *Writer, b *store.Batch, sync bool) error {
 	if err != nil {
 		s.rollbackLocked(pc)
 		s.commitMu.Unlock()
-		return fmt.Errorf("logstore: committing %d records: %w", len(w.recs), err)
+		return fmt.Errorf("logstore: committing %d records: %w", w.n, err)
 	}
 	// The batch is applied and the WAL holds it after every earlier commit.
 	// Queue it for publication before the next commit can be applied, so the
@@ -104,8 +104,8 @@ func (s *Store) assignLocked(w *Writer, b *store.Batch) (*pendingCommit, error) 
 	states := w.states[:0]
 	defer func() { clear(states); w.states = states[:0] }()
 	var last *logState
-	for i := range w.recs {
-		r := &w.recs[i]
+	for i := range w.n {
+		r := w.rec(i)
 		if last == nil || last.name != r.log {
 			ls, ok := s.logs[r.log]
 			if !ok {
@@ -113,7 +113,7 @@ func (s *Store) assignLocked(w *Writer, b *store.Batch) (*pendingCommit, error) 
 			}
 			last = ls
 		}
-		if r.part < 0 || r.part >= len(last.next) {
+		if r.part < 0 || int(r.part) >= len(last.next) {
 			return nil, fmt.Errorf("appending to log %s partition %d of %d: %w",
 				r.log, r.part, len(last.next), ErrBadPartition)
 		}
@@ -122,29 +122,45 @@ func (s *Store) assignLocked(w *Writer, b *store.Batch) (*pendingCommit, error) 
 
 	s.epoch++
 	pc := &pendingCommit{firstSeq: s.nextSeq}
-	pb := b.Pebble()
-	for i := range w.recs {
-		r, ls := &w.recs[i], states[i]
+	// Offsets and sequence numbers follow Append order; each record
+	// remembers its partition's slot in pc.updates.
+	slots := w.slots[:0]
+	for i := range w.n {
+		r, ls := w.rec(i), states[i]
 		if ls.touched[r.part] != s.epoch {
 			ls.touched[r.part] = s.epoch
-			pc.updates = append(pc.updates, endUpdate{ls: ls, part: r.part, from: ls.next[r.part]})
+			ls.slot[r.part] = int32(len(pc.updates))
+			pc.updates = append(pc.updates, endUpdate{ls: ls, part: int(r.part), from: ls.next[r.part]})
 		}
-		off := ls.next[r.part]
 		ls.next[r.part]++
-		seq := s.nextSeq
-		s.nextSeq++
-
-		op := pb.SetDeferred(recordKeyLen, recordValueLen(seq, r))
-		putRecordKey(op.Key, ls.id, r.part, off)
-		putRecordValue(op.Value, seq, r, w.key(r), w.value(r))
-		if err := op.Finish(); err != nil {
-			s.rollbackLocked(pc)
-			return nil, fmt.Errorf("appending to log %s: %w", r.log, err)
-		}
+		slots = append(slots, ls.slot[r.part])
 	}
+	s.nextSeq += uint64(w.n)
+	w.slots = slots
 	for i := range pc.updates {
 		u := &pc.updates[i]
 		u.to = u.ls.next[u.part]
+	}
+	// Group the records by partition (a counting sort on the slots, which
+	// keeps Append order within a partition) and write each partition's
+	// records in chunks of consecutive offsets.
+	order, starts := w.groupBySlot(len(pc.updates))
+	pb := b.Pebble()
+	for u := range pc.updates {
+		up := &pc.updates[u]
+		idx := order[starts[u]:starts[u+1]]
+		off := up.from
+		for len(idx) > 0 {
+			n, size := w.chunkLen(pc.firstSeq, idx)
+			op := pb.SetDeferred(recordKeyLen, size)
+			putRecordKey(op.Key, up.ls.id, up.part, off)
+			w.putChunk(op.Value, pc.firstSeq, idx[:n])
+			if err := op.Finish(); err != nil {
+				s.rollbackLocked(pc)
+				return nil, fmt.Errorf("appending to log %s: %w", up.ls.name, err)
+			}
+			idx, off = idx[n:], off+int64(n)
+		}
 	}
 	if err := b.Set(nextSeqKey, store.AppendUint64BE(nil, s.nextSeq)); err != nil {
 		s.rollbackLocked(pc)

@@ -31,9 +31,20 @@
 //
 // Key: store.PrefixLogRecord | log id (u32 BE) | partition (u32 BE) |
 // offset (u64 BE). Log ids are allocated from a counter, so a log dropped
-// and created again under the same name never sees old records. Value:
-// flags (key nil, value nil, has timestamp) | uvarint seq | [varint
-// timestamp] | uvarint key length | key | value.
+// and created again under the same name never sees old records. Value of
+// a single record: flags (key nil, value nil, has timestamp) | uvarint seq
+// | [varint timestamp] | uvarint key length | key | value.
+//
+// A commit writes the consecutive records of a partition as chunks of up
+// to 128 records (about 32 KiB) under the offset of the chunk's first
+// record, so that Pebble's per-key costs (memtable inserts, flushes,
+// compactions, iteration) are paid per chunk; a chunk of one record is a
+// single record. A chunk value is the flag 0x80 | uvarint count | per
+// record: flags | uvarint seq delta | [varint timestamp] | uvarint key
+// length | key | uvarint value length | value. A reader seeks to the last
+// key at or before its offset and skips the chunk's records before it.
+// Partitions written before chunks hold single records only; both formats
+// are read alike.
 //
 // # Concurrency and locking
 //

@@ -95,6 +95,7 @@ type cursor struct {
 	spans    []span
 	lower    [recordKeyLen]byte
 	upper    [recordKeyLen]byte
+	seek     [recordKeyLen]byte
 }
 
 // span locates a record's key and value in the slab; -1 marks nil.
@@ -146,11 +147,13 @@ func (c *cursor) dropped() bool {
 }
 
 // fill buffers the records from c.fetched up to at most limit, which must be
-// a published end above c.fetched. The buffer must be consumed.
+// a published end above c.fetched. The buffer must be consumed. It reads
+// whole chunks (a published end never splits one), from the chunk holding
+// c.fetched, and stops after the chunk that reaches fetchRecords records or
+// fetchBytes bytes.
 func (c *cursor) fill(limit int64) error {
-	hi := min(limit, c.fetched+fetchRecords)
-	putRecordKey(c.lower[:], c.ls.id, c.part, c.fetched)
-	putRecordKey(c.upper[:], c.ls.id, c.part, hi)
+	putRecordKey(c.lower[:], c.ls.id, c.part, 0)
+	putRecordKey(c.upper[:], c.ls.id, c.part, limit)
 	it, err := c.s.db.NewIter(c.lower[:], c.upper[:])
 	if err != nil {
 		return fmt.Errorf("reading log %s: %w", c.ls.name, err)
@@ -159,9 +162,10 @@ func (c *cursor) fill(limit int64) error {
 	slab := make([]byte, 0, c.slabHint)
 	want := c.fetched
 	full := false
-	for valid := it.First(); valid && !full; valid = it.Next() {
-		off, err := recordKeyOffset(it.Key())
-		if err != nil || off != want {
+	putRecordKey(c.seek[:], c.ls.id, c.part, c.fetched+1)
+	for valid := it.SeekLT(c.seek[:]); valid && !full; valid = it.Next() {
+		first, err := recordKeyOffset(it.Key())
+		if err != nil || first > want {
 			break // a gap: checked below
 		}
 		v, err := it.ValueAndErr()
@@ -169,31 +173,41 @@ func (c *cursor) fill(limit int64) error {
 			_ = it.Close()
 			return fmt.Errorf("reading log %s: %w", c.ls.name, err)
 		}
-		d, err := decodeRecordValue(v)
+		vi, err := newValueIter(v)
+		for off := first; err == nil; off++ {
+			var d decodedValue
+			var ok bool
+			if d, ok, err = vi.next(); !ok || err != nil {
+				break
+			}
+			if off < want {
+				continue // before the position, in the chunk holding it
+			}
+			sp := span{k: len(slab), kl: len(d.key), vl: len(d.value)}
+			if d.flags&flagKeyNil != 0 {
+				sp.kl = -1
+			}
+			if d.flags&flagValueNil != 0 {
+				sp.vl = -1
+			}
+			slab = append(slab, d.key...)
+			slab = append(slab, d.value...)
+			c.spans = append(c.spans, sp)
+			c.buf = append(c.buf, Record{
+				Log: c.ls.name, Partition: c.part, Offset: off, Seq: d.seq, Timestamp: d.ts,
+			})
+			want++
+		}
 		if err != nil {
 			_ = it.Close()
-			return fmt.Errorf("reading log %s partition %d offset %d: %w", c.ls.name, c.part, off, err)
+			return fmt.Errorf("reading log %s partition %d offset %d: %w", c.ls.name, c.part, first, err)
 		}
-		sp := span{k: len(slab), kl: len(d.key), vl: len(d.value)}
-		if d.flags&flagKeyNil != 0 {
-			sp.kl = -1
-		}
-		if d.flags&flagValueNil != 0 {
-			sp.vl = -1
-		}
-		slab = append(slab, d.key...)
-		slab = append(slab, d.value...)
-		c.spans = append(c.spans, sp)
-		c.buf = append(c.buf, Record{
-			Log: c.ls.name, Partition: c.part, Offset: off, Seq: d.seq, Timestamp: d.ts,
-		})
-		want++
-		full = len(slab) >= fetchBytes
+		full = len(c.buf) >= fetchRecords || len(slab) >= fetchBytes
 	}
 	if err := it.Close(); err != nil {
 		return fmt.Errorf("reading log %s: %w", c.ls.name, err)
 	}
-	if want < hi && !full {
+	if want < limit && !full {
 		c.buf = c.buf[:0]
 		if c.dropped() {
 			return fmt.Errorf("reading log %s: %w", c.ls.name, ErrLogDropped)

@@ -141,3 +141,163 @@ func varintLen(v int64) int {
 	}
 	return uvarintLen(u)
 }
+
+// Chunks. A commit writes the consecutive records of one partition as
+// chunks of up to chunkRecords records (and about chunkBytes bytes), under
+// the key of the chunk's first offset, so that Pebble holds one key per
+// chunk rather than one per record: the memtable, flushes, compactions
+// and readers then pay their per-key cost once per chunk. A chunk of one
+// record is written in the single-record format above, which is also how
+// every record was written before chunks; both stay readable.
+//
+// The chunk value is flagChunk (1 byte) | uvarint count | count entries of
+// flags (1 byte) | uvarint seq (the first entry's, then the difference
+// from the previous entry's) | [varint timestamp] | uvarint len(key) | key
+// | uvarint len(value) | value.
+const (
+	flagChunk    = 1 << 7
+	chunkRecords = 128
+	chunkBytes   = 32 << 10
+)
+
+// entryLen is the size of r's chunk entry, seq delta d.
+func entryLen(d uint64, r *pendingRecord) int {
+	n := 1 + uvarintLen(d) + uvarintLen(uint64(r.kLen)) + r.kLen + uvarintLen(uint64(r.vLen)) + r.vLen
+	if r.flags&flagHasTime != 0 {
+		n += varintLen(r.ts)
+	}
+	return n
+}
+
+// chunkLen returns how many of the records idx (Append indices, sequence
+// numbers firstSeq+index) the next chunk holds, and the size of its value.
+func (w *Writer) chunkLen(firstSeq uint64, idx []int32) (n, size int) {
+	prev := uint64(0)
+	for n < len(idx) && n < chunkRecords {
+		seq := firstSeq + uint64(idx[n])
+		l := entryLen(seq-prev, w.rec(int(idx[n])))
+		if n > 0 && size+l > chunkBytes {
+			break
+		}
+		size += l
+		prev = seq
+		n++
+	}
+	if n == 1 {
+		return 1, recordValueLen(firstSeq+uint64(idx[0]), w.rec(int(idx[0])))
+	}
+	return n, 1 + uvarintLen(uint64(n)) + size
+}
+
+// putChunk writes the value chunkLen sized for the records idx.
+func (w *Writer) putChunk(dst []byte, firstSeq uint64, idx []int32) {
+	if len(idx) == 1 {
+		r := w.rec(int(idx[0]))
+		putRecordValue(dst, firstSeq+uint64(idx[0]), r, w.key(r), w.value(r))
+		return
+	}
+	dst[0] = flagChunk
+	n := 1 + binary.PutUvarint(dst[1:], uint64(len(idx)))
+	prev := uint64(0)
+	for _, i := range idx {
+		r := w.rec(int(i))
+		seq := firstSeq + uint64(i)
+		dst[n] = r.flags
+		n++
+		n += binary.PutUvarint(dst[n:], seq-prev)
+		prev = seq
+		if r.flags&flagHasTime != 0 {
+			n += binary.PutVarint(dst[n:], r.ts)
+		}
+		k, v := w.key(r), w.value(r)
+		n += binary.PutUvarint(dst[n:], uint64(len(k)))
+		n += copy(dst[n:], k)
+		n += binary.PutUvarint(dst[n:], uint64(len(v)))
+		n += copy(dst[n:], v)
+	}
+}
+
+// recordCount returns the number of records of a record or chunk value.
+func recordCount(b []byte) (int, error) {
+	if len(b) > 0 && b[0] == flagChunk {
+		n, l := binary.Uvarint(b[1:])
+		if l <= 0 || n < 2 || n > chunkRecords {
+			return 0, fmt.Errorf("%w: bad chunk count", errCorruptRecord)
+		}
+		return int(n), nil
+	}
+	if _, err := decodeRecordValue(b); err != nil {
+		return 0, err
+	}
+	return 1, nil
+}
+
+// valueIter walks the records of a record or chunk value in offset order.
+type valueIter struct {
+	b      []byte
+	single bool
+	left   int
+	seq    uint64
+}
+
+func newValueIter(b []byte) (valueIter, error) {
+	if len(b) == 0 || b[0] != flagChunk {
+		return valueIter{b: b, single: true, left: 1}, nil
+	}
+	n, l := binary.Uvarint(b[1:])
+	if l <= 0 || n < 2 || n > chunkRecords {
+		return valueIter{}, fmt.Errorf("%w: bad chunk count", errCorruptRecord)
+	}
+	return valueIter{b: b[1+l:], left: int(n)}, nil
+}
+
+// next decodes the next record; ok is false after the last one.
+func (it *valueIter) next() (d decodedValue, ok bool, err error) {
+	if it.left == 0 {
+		if len(it.b) != 0 && !it.single {
+			return d, false, fmt.Errorf("%w: trailing bytes in chunk", errCorruptRecord)
+		}
+		return d, false, nil
+	}
+	it.left--
+	if it.single {
+		d, err = decodeRecordValue(it.b)
+		return d, err == nil, err
+	}
+	b := it.b
+	if len(b) < 1 || b[0]&^flagsKnown != 0 {
+		return d, false, fmt.Errorf("%w: bad flags", errCorruptRecord)
+	}
+	d.flags = b[0]
+	b = b[1:]
+	delta, n := binary.Uvarint(b)
+	if n <= 0 {
+		return d, false, fmt.Errorf("%w: bad sequence", errCorruptRecord)
+	}
+	it.seq += delta
+	d.seq = it.seq
+	b = b[n:]
+	d.ts = NoTimestamp
+	if d.flags&flagHasTime != 0 {
+		if d.ts, n = binary.Varint(b); n <= 0 {
+			return d, false, fmt.Errorf("%w: bad timestamp", errCorruptRecord)
+		}
+		b = b[n:]
+	}
+	if d.key, b, err = chunkBytesField(b); err != nil {
+		return d, false, err
+	}
+	if d.value, it.b, err = chunkBytesField(b); err != nil {
+		return d, false, err
+	}
+	return d, true, nil
+}
+
+// chunkBytesField splits a length-prefixed field off b.
+func chunkBytesField(b []byte) (field, rest []byte, err error) {
+	l, n := binary.Uvarint(b)
+	if n <= 0 || l > uint64(len(b)-n) {
+		return nil, nil, fmt.Errorf("%w: bad length", errCorruptRecord)
+	}
+	return b[n : n+int(l)], b[n+int(l):], nil
+}

@@ -67,6 +67,7 @@ type logState struct {
 
 	next    []int64  // guarded by commitMu: next offset to assign per partition
 	touched []uint64 // guarded by commitMu: epoch of the last Commit touching the partition
+	slot    []int32  // guarded by commitMu: the partition's index in that Commit's updates
 
 	ends     []int64       // guarded by mu: published (readable) end offset per partition
 	notify   chan struct{} // guarded by mu: closed and replaced when data is published
@@ -150,11 +151,15 @@ func (s *Store) lastOffset(ls *logState, part int) (int64, error) {
 	var end int64
 	if it.Last() {
 		off, err := recordKeyOffset(it.Key())
+		if err == nil {
+			var n int
+			n, err = recordCount(it.Value())
+			end = off + int64(n)
+		}
 		if err != nil {
 			_ = it.Close()
 			return 0, err
 		}
-		end = off + 1
 	}
 	if err := it.Close(); err != nil {
 		return 0, err
@@ -165,7 +170,7 @@ func (s *Store) lastOffset(ls *logState, part int) (int64, error) {
 func newLogState(name string, id uint32, parts int) *logState {
 	return &logState{
 		name: name, id: id,
-		next: make([]int64, parts), touched: make([]uint64, parts),
+		next: make([]int64, parts), touched: make([]uint64, parts), slot: make([]int32, parts),
 		ends: make([]int64, parts), notify: make(chan struct{}),
 	}
 }

@@ -5,20 +5,39 @@ package logstore
 // not safe for concurrent use; a job keeps one and reuses it (Commit resets
 // it on success).
 type Writer struct {
-	recs []pendingRecord
-	buf  []byte // keys and values of recs, back to back
+	// The records, in blocks of recBlock, and their keys and values back
+	// to back in blocks of bufBlock bytes (a larger record gets a block of
+	// its own). Blocks are kept across Reset and never copied as the
+	// writer grows: a checkpoint can buffer a million records.
+	recs   [][]pendingRecord
+	n      int
+	bufs   [][]byte
+	bufCur int // the block records are appended to
 
-	states []*logState // scratch of Store.Commit
+	// Scratch of Store.Commit: each record's log, its partition's slot in
+	// the commit, and the records grouped by slot.
+	states []*logState
+	slots  []int32
+	order  []int32
+	starts []int
 }
+
+// Writer block sizes.
+const (
+	recShift = 12
+	recBlock = 1 << recShift
+	bufBlock = 256 << 10
+)
 
 type pendingRecord struct {
 	log   string
-	part  int
-	flags byte
 	ts    int64
-	kOff  int
 	kLen  int
-	vLen  int // the value follows the key in buf
+	vLen  int   // the value follows the key in its block
+	part  int32 // partition
+	blk   int32 // the block of bufs holding the key and value
+	kOff  int32 // the key's offset in it
+	flags byte
 }
 
 // NewWriter returns an empty Writer.
@@ -38,7 +57,15 @@ func (w *Writer) AppendWithTimestamp(log string, partition int, key, value []byt
 }
 
 func (w *Writer) append(log string, partition int, key, value []byte, ts int64, hasTS bool) {
-	r := pendingRecord{log: log, part: partition, kOff: len(w.buf), kLen: len(key), vLen: len(value)}
+	if w.n>>recShift == len(w.recs) {
+		w.recs = append(w.recs, make([]pendingRecord, recBlock))
+	}
+	r := &w.recs[w.n>>recShift][w.n&(recBlock-1)]
+	w.n++
+	*r = pendingRecord{log: log, part: int32(min(partition, 1<<31-1)), kLen: len(key), vLen: len(value)}
+	if partition < 0 {
+		r.part = -1 // rejected by Commit
+	}
 	if key == nil {
 		r.flags |= flagKeyNil
 	}
@@ -49,32 +76,93 @@ func (w *Writer) append(log string, partition int, key, value []byte, ts int64, 
 		r.flags |= flagHasTime
 		r.ts = ts
 	}
-	w.buf = append(w.buf, key...)
-	w.buf = append(w.buf, value...)
-	w.recs = append(w.recs, r)
+	size := len(key) + len(value)
+	if len(w.bufs) == 0 {
+		w.bufs = append(w.bufs, make([]byte, 0, bufBlock))
+	}
+	b := w.bufs[w.bufCur]
+	if len(b)+size > cap(b) {
+		w.bufCur++
+		if w.bufCur == len(w.bufs) {
+			w.bufs = append(w.bufs, make([]byte, 0, max(bufBlock, size)))
+		} else if cap(w.bufs[w.bufCur]) < size {
+			w.bufs[w.bufCur] = make([]byte, 0, size)
+		}
+		b = w.bufs[w.bufCur]
+	}
+	r.blk, r.kOff = int32(w.bufCur), int32(len(b))
+	b = append(b, key...)
+	w.bufs[w.bufCur] = append(b, value...)
 }
 
+// rec returns record i.
+func (w *Writer) rec(i int) *pendingRecord { return &w.recs[i>>recShift][i&(recBlock-1)] }
+
 // Len returns the number of buffered records.
-func (w *Writer) Len() int { return len(w.recs) }
+func (w *Writer) Len() int { return w.n }
 
 // Reset drops the buffered records and keeps the memory for reuse.
 func (w *Writer) Reset() {
-	clear(w.recs) // drop log name references
-	w.recs = w.recs[:0]
-	w.buf = w.buf[:0]
+	for i := 0; i < w.n; i += recBlock {
+		clear(w.recs[i>>recShift]) // drop log name references
+	}
+	w.n = 0
+	for i := range w.bufs[:min(w.bufCur+1, len(w.bufs))] {
+		w.bufs[i] = w.bufs[i][:0]
+	}
+	w.bufCur = 0
 }
 
 func (w *Writer) key(r *pendingRecord) []byte {
 	if r.flags&flagKeyNil != 0 {
 		return nil
 	}
-	return w.buf[r.kOff : r.kOff+r.kLen]
+	return w.bufs[r.blk][r.kOff : int(r.kOff)+r.kLen]
 }
 
 func (w *Writer) value(r *pendingRecord) []byte {
 	if r.flags&flagValueNil != 0 {
 		return nil
 	}
-	o := r.kOff + r.kLen
-	return w.buf[o : o+r.vLen]
+	o := int(r.kOff) + r.kLen
+	return w.bufs[r.blk][o : o+r.vLen]
+}
+
+// groupBySlot returns the indices of the records grouped by slot (in
+// Append order within one) and, per slot u, its range
+// order[starts[u]:starts[u+1]].
+func (w *Writer) groupBySlot(nslots int) (order []int32, starts []int) {
+	order = resize(w.order, w.n)
+	starts = resize(w.starts, 2*nslots+1) // starts, then the fill positions
+	if nslots == 1 {
+		for i := range order {
+			order[i] = int32(i)
+		}
+		starts[1] = len(order)
+	} else {
+		for _, u := range w.slots {
+			starts[u+1]++
+		}
+		fill := starts[nslots+1:]
+		for u := 1; u <= nslots; u++ {
+			starts[u] += starts[u-1]
+		}
+		copy(fill, starts[:nslots])
+		for i, u := range w.slots {
+			order[fill[u]] = int32(i)
+			fill[u]++
+		}
+	}
+	w.order, w.starts = order, starts
+	return order, starts[:nslots+1]
+}
+
+// resize returns s with n zeroed elements, reusing its array if it can.
+func resize[T any](s []T, n int) []T {
+	if cap(s) < n {
+		return make([]T, n)
+	}
+	s = s[:n]
+	clear(s)
+	return s
 }

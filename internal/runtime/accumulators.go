@@ -102,6 +102,9 @@ func newAggFunc(call *jobgraph.AggCall, in *types.Schema) (aggFunc, error) {
 		}
 		return sumFunc{t: t, sum0: call.Func == jobgraph.AggSum0, avg: call.Func == jobgraph.AggAvg}, nil
 	case jobgraph.AggMin, jobgraph.AggMax:
+		if call.InsertOnly {
+			return extremeFunc{max: call.Func == jobgraph.AggMax}, nil
+		}
 		return minMaxFunc{max: call.Func == jobgraph.AggMax}, nil
 	case jobgraph.AggFirstValue, jobgraph.AggLastValue:
 		return firstLastFunc{last: call.Func == jobgraph.AggLastValue}, nil
@@ -341,6 +344,42 @@ func (f minMaxFunc) value(s *accState) types.Value {
 	}
 	if f.max {
 		return s.ext.vals[len(s.ext.vals)-1]
+	}
+	return s.ext.vals[0]
+}
+
+// extremeFunc is MIN and MAX over an input that never retracts: only the
+// extreme value, in ext.vals[0] with a count of 1 (the encoding of
+// minMaxFunc's multiset of one value). A retraction is ignored.
+type extremeFunc struct{ max bool }
+
+func (f extremeFunc) better(v, than types.Value) bool {
+	c := types.Compare(v, than)
+	return f.max && c > 0 || !f.max && c < 0
+}
+
+func (f extremeFunc) add(s *accState, args []types.Value) error {
+	x := s.x()
+	if len(x.vals) == 0 {
+		x.vals, x.cnts = append(x.vals, args[0]), append(x.cnts, 1)
+	} else if f.better(args[0], x.vals[0]) {
+		x.vals[0] = args[0]
+	}
+	return nil
+}
+
+func (extremeFunc) retract(*accState, []types.Value) error { return nil }
+
+func (f extremeFunc) merge(dst, src *accState) error {
+	if src.ext == nil || len(src.ext.vals) == 0 {
+		return nil
+	}
+	return f.add(dst, src.ext.vals[:1])
+}
+
+func (extremeFunc) value(s *accState) types.Value {
+	if s.ext == nil || len(s.ext.vals) == 0 {
+		return types.Null
 	}
 	return s.ext.vals[0]
 }

@@ -539,7 +539,14 @@ func (j *Job) newOperator(st *subtask, k int, out *nodeOut) (Operator, error) {
 	case *jobgraph.Materialize:
 		return newMaterializeOp(spec, oc), nil
 	case *jobgraph.Aggregate:
-		return newAggregateOp(spec, j.endpointSchema(n.Inputs[0].From), oc)
+		op, err := newAggregateOp(spec, j.endpointSchema(n.Inputs[0].From), oc)
+		if err != nil {
+			return nil, err
+		}
+		// As for the PTF host below: a log or external sink encodes each
+		// row at once, so with only calcs between the rows can be reused.
+		op.reuseOut = j.graph.Sink.Kind != jobgraph.CollectSink && j.onlyCalcsToSink(k)
+		return op, nil
 	case *jobgraph.Correlate:
 		return newCorrelateOp(spec, out)
 	case *jobgraph.Deduplicate:

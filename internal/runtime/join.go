@@ -63,7 +63,9 @@ type joinOp struct {
 	cache map[string]*joinKey
 	dirty []*joinKey
 	// cur is the entry of the key of the row being processed.
-	cur *joinKey
+	cur     *joinKey
+	fresh   freshness
+	sortBuf []dirtyKey[*joinKey]
 }
 
 // joinSide describes one side.
@@ -464,6 +466,9 @@ func (j *joinOp) lookup(s int, key []byte) (*joinKeyRows, error) {
 	}
 	e.loaded = true
 	e.rows = e.one[:0]
+	if j.fresh.empty(j.kv, j.ns) {
+		return e, nil
+	}
 	b, ok, err := j.kv.Get(j.ns, j.sides[s].name, key)
 	if err != nil {
 		return nil, fmt.Errorf("reading join state: %w", err)
@@ -564,6 +569,7 @@ func (j *joinOp) Watermark(port int, wm int64) error {
 // Flush writes the dirty keys of both sides and evicts clean keys past
 // MaxKeys down to half.
 func (j *joinOp) Flush() error {
+	sortDirty(j.dirty, &j.sortBuf, func(k *joinKey) []byte { return stringBytes(k.key) })
 	for _, k := range j.dirty {
 		k.dirty = false
 		for s := range k.sides {
@@ -593,6 +599,9 @@ func (j *joinOp) Flush() error {
 	clear(j.dirty)
 	j.dirty = j.dirty[:0]
 	j.cur = nil
+	if j.maxKeys > 0 && len(j.cache) > j.maxKeys {
+		j.fresh.evicted()
+	}
 	evictClean(j.cache, j.maxKeys) // every entry is clean now
 	return nil
 }

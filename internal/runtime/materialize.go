@@ -32,6 +32,8 @@ type materializeOp struct {
 	dirty   []string
 	buf     []byte
 	vals    []types.Value
+	fresh   freshness
+	sortBuf []dirtyKey[string]
 	// last is the entry of the last row (DO NOTHING, DO ERROR).
 	last *matEntry
 }
@@ -63,6 +65,10 @@ func (o *materializeOp) entry(row types.Row) (string, *matEntry, error) {
 	}
 	key := string(o.buf)
 	e := &matEntry{pending: -1}
+	if o.fresh.empty(o.kv, o.ns) {
+		o.cache[key] = e
+		return key, e, nil
+	}
 	b, ok, err := o.kv.Get(o.ns, "rows", o.buf)
 	if err != nil {
 		return "", nil, fmt.Errorf("reading upsert materializer state: %w", err)
@@ -207,6 +213,7 @@ func (o *materializeOp) Flush() error {
 		return err
 	}
 	o.last = nil
+	sortDirty(o.dirty, &o.sortBuf, stringBytes)
 	for _, key := range o.dirty {
 		e := o.cache[key]
 		if e == nil || !e.dirty {
@@ -231,6 +238,9 @@ func (o *materializeOp) Flush() error {
 		}
 	}
 	o.dirty = o.dirty[:0]
+	if o.maxKeys > 0 && len(o.cache) > o.maxKeys {
+		o.fresh.evicted()
+	}
 	evictClean(o.cache, o.maxKeys) // every entry is clean now
 	return nil
 }

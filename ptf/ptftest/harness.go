@@ -6,10 +6,7 @@ import (
 	"strings"
 	"time"
 
-	"github.com/eddy-sql/eddy/internal/jobgraph"
-	"github.com/eddy-sql/eddy/internal/runtime"
-	"github.com/eddy-sql/eddy/internal/sql/plan"
-	"github.com/eddy-sql/eddy/internal/state"
+	"github.com/eddy-sql/eddy/internal/ptfhost"
 	"github.com/eddy-sql/eddy/ptf"
 	"github.com/eddy-sql/eddy/types"
 )
@@ -18,7 +15,7 @@ import (
 type Option func(*config) error
 
 type config struct {
-	tables   []plan.TableSpec
+	tables   []ptfhost.TableSpec
 	scalars  map[string]types.Value
 	onTime   []string
 	uid      string
@@ -26,10 +23,12 @@ type config struct {
 	ttl      time.Duration
 	required ptf.ChangelogMode
 	name     string
+	// positional are scalar arguments by position (Args).
+	positional []types.Value
 }
 
 // TableOption configures a table argument.
-type TableOption func(*plan.TableSpec) error
+type TableOption func(*ptfhost.TableSpec) error
 
 // Table declares the table passed to argument arg, with its row type
 // ("ROW<order_id INT, event_type STRING>").
@@ -42,7 +41,7 @@ func Table(arg, rowType string, opts ...TableOption) Option {
 		if t.ID != types.TypeRow {
 			return fmt.Errorf("table %s: the type must be a ROW<...>, got %s", arg, t)
 		}
-		spec := plan.TableSpec{Arg: arg, Schema: types.NewSchema(t.Fields...)}
+		spec := ptfhost.TableSpec{Arg: arg, Schema: types.NewSchema(t.Fields...)}
 		for _, o := range opts {
 			if err := o(&spec); err != nil {
 				return fmt.Errorf("table %s: %w", arg, err)
@@ -55,23 +54,23 @@ func Table(arg, rowType string, opts ...TableOption) Option {
 
 // PartitionBy sets the PARTITION BY columns.
 func PartitionBy(cols ...string) TableOption {
-	return func(t *plan.TableSpec) error { t.PartitionBy = cols; return nil }
+	return func(t *ptfhost.TableSpec) error { t.PartitionBy = cols; return nil }
 }
 
 // Upsert makes the table an upsert changelog keyed by key.
 func Upsert(key ...string) TableOption {
-	return func(t *plan.TableSpec) error { t.Mode, t.UpsertKey = jobgraph.Upsert, key; return nil }
+	return func(t *ptfhost.TableSpec) error { t.Mode, t.UpsertKey = ptfhost.Upsert, key; return nil }
 }
 
 // Retract makes the table a retract changelog (+I, -U, +U, -D).
 func Retract() TableOption {
-	return func(t *plan.TableSpec) error { t.Mode = jobgraph.Retract; return nil }
+	return func(t *ptfhost.TableSpec) error { t.Mode = ptfhost.Retract; return nil }
 }
 
 // TimeAttribute declares the table's watermarked time column; pass it to
 // OnTime to use it as the call's on_time column.
 func TimeAttribute(col string) TableOption {
-	return func(t *plan.TableSpec) error { t.TimeAttribute = col; return nil }
+	return func(t *ptfhost.TableSpec) error { t.TimeAttribute = col; return nil }
 }
 
 // OrderBy sets the ORDER BY items of a set-semantic table, as SQL's
@@ -82,7 +81,7 @@ func TimeAttribute(col string) TableOption {
 // the function in time order as the watermark passes them; late rows are
 // dropped.
 func OrderBy(items ...string) TableOption {
-	return func(t *plan.TableSpec) error {
+	return func(t *ptfhost.TableSpec) error {
 		t.OrderBy = nil
 		for _, item := range items {
 			o, err := parseOrderItem(item)
@@ -95,12 +94,12 @@ func OrderBy(items ...string) TableOption {
 	}
 }
 
-func parseOrderItem(item string) (plan.OrderSpec, error) {
+func parseOrderItem(item string) (ptfhost.OrderSpec, error) {
 	f := strings.Fields(item)
 	if len(f) == 0 {
-		return plan.OrderSpec{}, fmt.Errorf("empty ORDER BY item")
+		return ptfhost.OrderSpec{}, fmt.Errorf("empty ORDER BY item")
 	}
-	o := plan.OrderSpec{Column: f[0]}
+	o := ptfhost.OrderSpec{Column: f[0]}
 	rest := f[1:]
 	if len(rest) > 0 {
 		switch strings.ToUpper(rest[0]) {
@@ -117,9 +116,17 @@ func parseOrderItem(item string) (plan.OrderSpec, error) {
 		}
 	}
 	if len(rest) > 0 {
-		return plan.OrderSpec{}, fmt.Errorf("invalid ORDER BY item %q: want a column name, then ASC or DESC, then NULLS FIRST or NULLS LAST", item)
+		return ptfhost.OrderSpec{}, fmt.Errorf("invalid ORDER BY item %q: want a column name, then ASC or DESC, then NULLS FIRST or NULLS LAST", item)
 	}
 	return o, nil
+}
+
+// Args sets the scalar arguments by position: the function's scalar
+// arguments in declaration order, as a positional SQL call passes them
+// after its tables (f(TABLE t PARTITION BY k, 3)). A NULL (types.Value{})
+// leaves one out, as SQL's DEFAULT: an optional argument is then NULL.
+func Args(vals ...types.Value) Option {
+	return func(c *config) error { c.positional = vals; return nil }
 }
 
 // Arg sets a scalar argument.
@@ -171,13 +178,17 @@ type Collected struct {
 type Harness struct {
 	def       *ptf.Definition
 	cfg       *config
-	host      *runtime.FunctionHost
-	be        *state.Memory
-	clock     *runtime.ManualClock
+	host      *ptfhost.Host
 	out       []types.Row
 	collected []Collected
 	fired     []Timer
 	inputs    map[string]int
+	// wms are the watermarks of the tables; next and nextArg the harness
+	// fed by this one (Feed).
+	wms     map[int]time.Time
+	fed     time.Time
+	next    *Harness
+	nextArg string
 }
 
 // New plans the call with the same validation as SQL and returns a harness.
@@ -191,7 +202,10 @@ func New(def *ptf.Definition, opts ...Option) (*Harness, error) {
 	if err := def.Validate(); err != nil {
 		return nil, err
 	}
-	h := &Harness{def: def, cfg: c, be: state.NewMemory(), clock: &runtime.ManualClock{T: c.start}, inputs: map[string]int{}}
+	if err := c.bindPositional(def); err != nil {
+		return nil, err
+	}
+	h := &Harness{def: def, cfg: c, inputs: map[string]int{}, wms: map[int]time.Time{}}
 	for i, t := range c.tables {
 		if !isTableArg(def, t.Arg) {
 			return nil, fmt.Errorf("table %s: the function has no table argument named %q", t.Arg, t.Arg)
@@ -201,25 +215,12 @@ func New(def *ptf.Definition, opts ...Option) (*Harness, error) {
 		}
 		h.inputs[t.Arg] = i
 	}
-	if err := h.open(); err != nil {
+	host, err := ptfhost.New(ptfhost.Call{Name: c.name, Def: def, Tables: c.tables, Scalars: c.scalars,
+		OnTime: c.onTime, UID: c.uid, Required: c.required, StateTTL: c.ttl}, c.start)
+	if err != nil {
 		return nil, err
 	}
-	return h, nil
-}
-
-func (h *Harness) open() error {
-	spec, err := plan.BuildPTF(h.cfg.name, h.def, h.cfg.tables, h.cfg.scalars, h.cfg.onTime, h.cfg.uid, h.cfg.required)
-	if err != nil {
-		return err
-	}
-	spec.StateTTL = int64(h.cfg.ttl)
-	host, err := runtime.NewFunctionHost(spec, "ptftest", h.be, h.clock, func(r types.Row) error {
-		h.out = append(h.out, r)
-		return nil
-	})
-	if err != nil {
-		return err
-	}
+	host.Emit = h.emit
 	host.OnCollect = func(k types.RowKind, v []types.Value) {
 		h.collected = append(h.collected, Collected{Kind: k, Values: append([]types.Value(nil), v...)})
 	}
@@ -227,14 +228,14 @@ func (h *Harness) open() error {
 		h.fired = append(h.fired, Timer{Key: append([]types.Value(nil), key...), Name: name, Time: t})
 	}
 	h.host = host
-	return nil
+	return h, nil
 }
 
 // Schema returns the output schema, as SELECT * FROM f(...) would have.
-func (h *Harness) Schema() *types.Schema { return h.host.Spec().Out }
+func (h *Harness) Schema() *types.Schema { return h.host.Schema() }
 
 // ChangelogMode returns the mode the function produces in this call.
-func (h *Harness) ChangelogMode() ptf.ChangelogMode { return h.host.Spec().Produced }
+func (h *Harness) ChangelogMode() ptf.ChangelogMode { return h.host.Produced() }
 
 // Process feeds one row of the given kind to table argument arg. The kind
 // must be one the table delivers to the function: only +I for an
@@ -247,10 +248,8 @@ func (h *Harness) Process(arg string, kind types.RowKind, vals ...types.Value) e
 	if n := h.cfg.tables[i].Schema.Len(); len(vals) != n {
 		return fmt.Errorf("table %s has %d columns, got %d values", arg, n, len(vals))
 	}
-	for _, t := range h.host.Spec().Tables {
-		if t.Input == i && !t.Delivered.Contains(kind) {
-			return fmt.Errorf("table %s delivers %s to the function; a row of kind %s cannot occur (declare the table with Upsert or Retract)", arg, t.Delivered, kind.Name())
-		}
+	if d, ok := h.host.Delivered(i); ok && !d.Contains(kind) {
+		return fmt.Errorf("table %s delivers %s to the function; a row of kind %s cannot occur (declare the table with Upsert or Retract)", arg, d, kind.Name())
 	}
 	return h.host.Process(i, types.Row{Kind: kind, Values: append([]types.Value(nil), vals...)})
 }
@@ -275,8 +274,9 @@ func (h *Harness) Watermark(t time.Time) error {
 		if err := h.host.Watermark(i, t); err != nil {
 			return err
 		}
+		h.wms[i] = t
 	}
-	return nil
+	return h.forwardWatermark()
 }
 
 // TableWatermark advances the watermark of one table; the function's
@@ -286,17 +286,40 @@ func (h *Harness) TableWatermark(arg string, t time.Time) error {
 	if !ok {
 		return fmt.Errorf("unknown table argument %q", arg)
 	}
-	return h.host.Watermark(i, t)
+	if err := h.host.Watermark(i, t); err != nil {
+		return err
+	}
+	h.wms[i] = t
+	return h.forwardWatermark()
 }
 
-// End sends the maximum watermark, as the end of a bounded input does.
-func (h *Harness) End() error { return h.host.End() }
+// End sends the maximum watermark, as the end of a bounded input does. A
+// harness fed by this one (Feed) ends too.
+func (h *Harness) End() error {
+	if err := h.host.End(); err != nil {
+		return err
+	}
+	if h.next != nil {
+		return h.next.End()
+	}
+	return nil
+}
 
 // AdvanceTime moves processing time forward (state TTL).
-func (h *Harness) AdvanceTime(d time.Duration) { h.clock.Advance(d) }
+func (h *Harness) AdvanceTime(d time.Duration) { h.host.Advance(d) }
+
+// SetProcessingTime sets processing time to t, as Flink's harnesses'
+// setProcessingTime; it cannot go back.
+func (h *Harness) SetProcessingTime(t time.Time) error {
+	if t.Before(h.host.Now()) {
+		return fmt.Errorf("processing time cannot go back from %s to %s", h.host.Now().Format(time.RFC3339Nano), t.Format(time.RFC3339Nano))
+	}
+	h.host.Advance(t.Sub(h.host.Now()))
+	return nil
+}
 
 // Now returns the current processing time.
-func (h *Harness) Now() time.Time { return h.clock.T }
+func (h *Harness) Now() time.Time { return h.host.Now() }
 
 // Output returns the rows emitted so far, as the runtime emits them.
 func (h *Harness) Output() []types.Row { return h.out }
@@ -363,19 +386,14 @@ func checkValueEntry(e ptf.StateEntry) error {
 
 // Snapshot checkpoints the function's state and timers.
 func (h *Harness) Snapshot() ([]byte, error) {
-	if err := h.host.Flush(); err != nil {
-		return nil, err
-	}
-	return h.be.Snapshot(), nil
+	return h.host.Snapshot()
 }
 
 // Restore replaces the function's state and timers with a snapshot, as a
 // restart from a checkpoint does (watermarks start again from none).
 func (h *Harness) Restore(snap []byte) error {
-	if err := h.be.Restore(snap); err != nil {
-		return err
-	}
-	return h.open()
+	h.wms, h.fed = map[int]time.Time{}, time.Time{}
+	return h.host.Restore(snap)
 }
 
 // Format renders rows as +I[a, b] lines with the harness's output types.
@@ -403,7 +421,7 @@ func (h *Harness) Format(rows []types.Row) string {
 // Run calls Eval once, as a SQL call of a function without table
 // arguments does.
 func (h *Harness) Run() error {
-	if len(h.host.Spec().Tables) > 0 {
+	if h.host.TableCount() > 0 {
 		return fmt.Errorf("Run is for functions without table arguments; feed rows with Process or Insert")
 	}
 	return h.host.EvalOnce()

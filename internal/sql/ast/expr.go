@@ -267,6 +267,9 @@ type Like struct {
 	Escape  Expr
 	Not     bool
 	LikePos sqlerr.Pos
+	// Similar is set for X [NOT] SIMILAR TO Pattern (a SQL regular
+	// expression).
+	Similar bool
 }
 
 // Pos returns the position of X.
@@ -279,6 +282,9 @@ type Cast struct {
 	Type *TypeName
 	// Try is set for TRY_CAST (NULL instead of an error on failure).
 	Try bool
+	// Resolved is set by the planner before binding: the session
+	// environment of the conversion (its time zone); nil is none.
+	Resolved any
 }
 
 // Case is CASE [Operand] WHEN ... THEN ... [ELSE ...] END.
@@ -314,6 +320,9 @@ type FuncCall struct {
 	// (CURRENT_DATE, CURRENT_TIME, CURRENT_TIMESTAMP, LOCALTIME,
 	// LOCALTIMESTAMP).
 	Niladic bool
+	// Overlaps is set for (s1, e1) OVERLAPS (s2, e2), the call
+	// OVERLAPS(s1, e1, s2, e2).
+	Overlaps bool
 	// Filter is the condition of an aggregate call's FILTER (WHERE ...);
 	// nil when there is none.
 	Filter Expr
@@ -324,6 +333,9 @@ type FuncCall struct {
 	// JSON_OBJECTAGG and JSON_ARRAYAGG; "" when not written.
 	// JSON_OBJECTAGG([KEY] k VALUE v) has Args k and v.
 	OnNull string
+	// Over is the window of f(...) OVER (...) or OVER w; nil for a plain
+	// call.
+	Over *WindowSpec
 	// Resolved is set by the planner when the name resolves to a
 	// user-defined function (its binding); nil for built-ins. It is not
 	// part of the syntax: Format ignores it.

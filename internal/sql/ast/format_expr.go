@@ -175,7 +175,11 @@ func (p *printer) predicate(e Expr) {
 	case *Like:
 		p.operand(n.X, precCmp)
 		p.not(n.Not)
-		p.WriteString(" LIKE ")
+		if n.Similar {
+			p.WriteString(" SIMILAR TO ")
+		} else {
+			p.WriteString(" LIKE ")
+		}
 		p.operand(n.Pattern, precCmp+1)
 		if n.Escape != nil {
 			p.WriteString(" ESCAPE ")
@@ -252,6 +256,19 @@ func (p *printer) primary(e Expr) {
 }
 
 func (p *printer) funcCall(f *FuncCall) {
+	if f.Overlaps && len(f.Args) == 4 {
+		// (s1, e1) OVERLAPS (s2, e2), parenthesised: it parses as a call.
+		p.WriteString("((")
+		p.expr(f.Args[0])
+		p.WriteString(", ")
+		p.expr(f.Args[1])
+		p.WriteString(") OVERLAPS (")
+		p.expr(f.Args[2])
+		p.WriteString(", ")
+		p.expr(f.Args[3])
+		p.WriteString("))")
+		return
+	}
 	if len(f.Name.Parts) == 1 {
 		name := f.Name.Parts[0].Name
 		if IsNiladicFunc(name) && f.Niladic {
@@ -296,6 +313,68 @@ func (p *printer) funcCall(f *FuncCall) {
 		p.WriteString(" FILTER (WHERE ")
 		p.expr(f.Filter)
 		p.WriteString(")")
+	}
+	if f.Over != nil {
+		p.WriteString(" OVER ")
+		if f.Over.Ref != nil && f.Over.PartitionBy == nil && f.Over.OrderBy == nil && f.Over.Frame == nil {
+			p.ident(f.Over.Ref)
+			return
+		}
+		p.WriteString("(")
+		p.windowSpec(f.Over)
+		p.WriteString(")")
+	}
+}
+
+// windowSpec prints the inside of OVER (...) and of WINDOW w AS (...).
+func (p *printer) windowSpec(w *WindowSpec) {
+	sep := ""
+	if w.Ref != nil {
+		p.ident(w.Ref)
+		sep = " "
+	}
+	if w.PartitionBy != nil {
+		p.ws(sep, "PARTITION BY ")
+		p.exprList(w.PartitionBy)
+		sep = " "
+	}
+	if w.OrderBy != nil {
+		p.ws(sep, "ORDER BY ")
+		p.orderItems(w.OrderBy)
+		sep = " "
+	}
+	if f := w.Frame; f != nil {
+		p.WriteString(sep)
+		if f.Rows {
+			p.WriteString("ROWS ")
+		} else {
+			p.WriteString("RANGE ")
+		}
+		if f.End == nil {
+			p.frameBound(f.Start)
+			return
+		}
+		p.WriteString("BETWEEN ")
+		p.frameBound(f.Start)
+		p.WriteString(" AND ")
+		p.frameBound(f.End)
+	}
+}
+
+func (p *printer) frameBound(b *FrameBound) {
+	switch b.Kind {
+	case UnboundedPreceding:
+		p.WriteString("UNBOUNDED PRECEDING")
+	case UnboundedFollowing:
+		p.WriteString("UNBOUNDED FOLLOWING")
+	case CurrentRow:
+		p.WriteString("CURRENT ROW")
+	case Preceding:
+		p.expr(b.Offset)
+		p.WriteString(" PRECEDING")
+	case Following:
+		p.expr(b.Offset)
+		p.WriteString(" FOLLOWING")
 	}
 }
 

@@ -57,7 +57,7 @@ func (p *printer) setOperand(q Query, right bool) {
 	paren := false
 	switch n := q.(type) {
 	case *Select:
-		paren = n.OrderBy != nil || n.Limit != nil
+		paren = n.OrderBy != nil || n.Limit != nil || n.Offset != nil
 	case *SetOp:
 		paren = right || n.OrderBy != nil || n.Limit != nil
 	case *With:
@@ -119,7 +119,26 @@ func (p *printer) selectQuery(s *Select) {
 		p.WriteString(" HAVING ")
 		p.expr(s.Having)
 	}
+	for i, w := range s.Windows {
+		if i == 0 {
+			p.WriteString(" WINDOW ")
+		} else {
+			p.WriteString(", ")
+		}
+		p.ident(w.Name)
+		p.WriteString(" AS (")
+		p.windowSpec(w.Spec)
+		p.WriteString(")")
+	}
+	if s.Qualify != nil {
+		p.WriteString(" QUALIFY ")
+		p.expr(s.Qualify)
+	}
 	p.orderLimit(s.OrderBy, s.Limit)
+	if s.Offset != nil {
+		p.WriteString(" OFFSET ")
+		p.expr(s.Offset)
+	}
 }
 
 func (p *printer) orderLimit(order []*OrderItem, limit Expr) {
@@ -180,6 +199,10 @@ func (p *printer) tableExpr(t TableExpr) {
 	switch n := t.(type) {
 	case *TableName:
 		p.WriteString(n.Name.String())
+		if n.AsOf != nil {
+			p.WriteString(" FOR SYSTEM_TIME AS OF ")
+			p.expr(n.AsOf)
+		}
 		p.alias(n.Alias)
 	case *Subquery:
 		p.WriteString("(")

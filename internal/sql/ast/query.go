@@ -20,6 +20,14 @@ type Select struct {
 	OrderBy []*OrderItem
 	// Limit is the LIMIT expression (a literal in practice); nil if none.
 	Limit Expr
+	// Offset is the OFFSET expression (LIMIT n OFFSET m, OFFSET m ROWS
+	// FETCH NEXT n ROWS ONLY); nil if none.
+	Offset Expr
+	// Windows are the definitions of the WINDOW clause.
+	Windows []*NamedWindow
+	// Qualify is the condition of QUALIFY (a filter on the results of
+	// OVER calls); nil if none.
+	Qualify Expr
 }
 
 // SelectItem is one entry of a select list: expr [AS alias], * or t.*.
@@ -126,7 +134,10 @@ func (a *Alias) Pos() sqlerr.Pos { return a.Name.Pos() }
 
 // TableName is a table reference in FROM: name [[AS] alias].
 type TableName struct {
-	Name  *ObjectName
+	Name *ObjectName
+	// AsOf is the time of FOR SYSTEM_TIME AS OF (a temporal join); nil
+	// when absent.
+	AsOf  Expr
 	Alias *Alias
 }
 

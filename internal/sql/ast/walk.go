@@ -65,6 +65,12 @@ func isNilNode(n Node) bool {
 		return x == nil
 	case *Distribution:
 		return x == nil
+	case *WindowSpec:
+		return x == nil
+	case *WindowFrame:
+		return x == nil
+	case *FrameBound:
+		return x == nil
 	}
 	return false
 }
@@ -176,6 +182,9 @@ func walkChildren(v Visitor, node Node) {
 		walk(v, n.Having)
 		walkList(v, n.OrderBy)
 		walk(v, n.Limit)
+		walk(v, n.Offset)
+		walkList(v, n.Windows)
+		walk(v, n.Qualify)
 	case *SelectItem:
 		walk(v, n.Expr)
 		walk(v, n.Alias)
@@ -209,6 +218,7 @@ func walkChildren(v Visitor, node Node) {
 		walkList(v, n.Columns)
 	case *TableName:
 		walk(v, n.Name)
+		walk(v, n.AsOf)
 		walk(v, n.Alias)
 	case *Subquery:
 		walk(v, n.Query)
@@ -279,6 +289,20 @@ func walkChildren(v Visitor, node Node) {
 		walk(v, n.Name)
 		walkList(v, n.Args)
 		walk(v, n.Filter)
+		walk(v, n.Over)
+	case *WindowSpec:
+		walk(v, n.Ref)
+		walkList(v, n.PartitionBy)
+		walkList(v, n.OrderBy)
+		walk(v, n.Frame)
+	case *WindowFrame:
+		walk(v, n.Start)
+		walk(v, n.End)
+	case *FrameBound:
+		walk(v, n.Offset)
+	case *NamedWindow:
+		walk(v, n.Name)
+		walk(v, n.Spec)
 	case *Extract:
 		walk(v, n.X)
 	case *JSONCall:

@@ -72,6 +72,8 @@ func exchange(r plan.Rel, i int) string {
 			return ""
 		}
 		keys = t.Keys
+	case *plan.Over, *plan.Rank, *plan.Deduplicate, *plan.IntervalJoin, *plan.TemporalJoin, *plan.TemporalSort, *plan.WindowRank, *plan.WindowDedup:
+		keys = timeExchangeKeys(r, i)
 	default:
 		return ""
 	}

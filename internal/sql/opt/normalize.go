@@ -141,6 +141,29 @@ func (x *placer) place(r plan.Rel) (plan.Rel, error) {
 		return n.WithInputs(ins), nil
 	case *plan.PTFCall:
 		return x.placePTF(n)
+	case *plan.WindowAggregate:
+		ins, err := x.retractInputs([]plan.Rel{n.In}, func() error {
+			return errAt(n.Pos, sqlerr.Unsupported, "Aggregating the upsert output of a table function is not supported yet").
+				WithHint("let the function emit a retract changelog (with UPDATE_BEFORE)")
+		})
+		if err != nil {
+			return nil, err
+		}
+		return n.WithInputs(ins), nil
+	case *plan.WindowJoin:
+		ins, err := x.retractInputs(n.Inputs(), func() error {
+			return errAt(n.Pos, sqlerr.Unsupported, "Joining the upsert output of a table function is not supported yet")
+		})
+		if err != nil {
+			return nil, err
+		}
+		return n.WithInputs(ins), nil
+	case *plan.WindowTVF:
+		in, err := x.visit(n.In)
+		if err != nil {
+			return nil, err
+		}
+		return n.WithInputs([]plan.Rel{in}), nil
 	case *plan.Limit:
 		in, err := x.visit(n.In)
 		if err != nil {
@@ -159,6 +182,9 @@ func (x *placer) place(r plan.Rel) (plan.Rel, error) {
 			return nil, err
 		}
 		return n.WithInputs([]plan.Rel{in}), nil
+	}
+	if d, ok, err := x.placeTime(r); ok {
+		return d, err
 	}
 	return nil, fmt.Errorf("internal: cannot place normalizes in %T", r)
 }

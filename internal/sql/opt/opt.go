@@ -21,6 +21,8 @@ func Optimize(b *plan.Bound) (*plan.QueryPlan, error) {
 	root := b.Root
 	if b.Version >= plan.PlanV2 {
 		root = requirePTFs(rewrite(root, rules))
+	} else if hasRanking(root) {
+		root = rewrite(root, rankRules)
 	}
 	x := newPlacer()
 	x.version = b.Version

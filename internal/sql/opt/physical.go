@@ -148,6 +148,34 @@ func (t *translator) translate(r plan.Rel) (int, error) {
 		return t.addNode(jobgraph.Node{UID: "ptf/" + n.Spec.UID, Inputs: edges, Op: n.Spec, Out: n.Spec.Out}), nil
 	case *plan.Correlate:
 		return t.add("correlate", ins[0], n.Spec, out), nil
+	case *plan.WindowAggregate:
+		return t.addNode(jobgraph.Node{
+			UID:    n.UID,
+			Inputs: []jobgraph.Edge{{From: ins[0], Exchange: jobgraph.Hash, Keys: n.Keys}},
+			Op:     &jobgraph.WindowAggregate{Keys: n.Keys, Calls: insertOnlyCalls(n.Calls, n.In), Windowing: n.Windowing},
+			Out:    out,
+		}), nil
+	case *plan.WindowJoin:
+		return t.addNode(jobgraph.Node{
+			UID: n.UID,
+			Inputs: []jobgraph.Edge{
+				{From: ins[0], Exchange: jobgraph.Hash, Keys: n.LeftKeys},
+				{From: ins[1], Exchange: jobgraph.Hash, Keys: n.RightKeys},
+			},
+			Op: &jobgraph.WindowJoin{
+				Kind: n.Kind, Window: n.Window, LeftStart: n.LeftStart, LeftEnd: n.LeftEnd, RightStart: n.RightStart, RightEnd: n.RightEnd,
+				LeftKeys: n.LeftKeys, RightKeys: n.RightKeys, NullSafe: n.NullSafe, Residual: n.Residual,
+				Left: plan.SchemaOf(n.Left), Right: plan.SchemaOf(n.Right),
+			},
+			Out: out,
+		}), nil
+	case *plan.WindowTVF:
+		node := jobgraph.Node{UID: fmt.Sprintf("windowtvf/%d", len(t.job.Nodes)), Inputs: []jobgraph.Edge{{From: ins[0]}}, Op: &jobgraph.WindowTVF{Window: n.Window}, Out: out}
+		if n.UID != "" {
+			node.UID = n.UID
+			node.Inputs[0].Exchange, node.Inputs[0].Keys = jobgraph.Hash, n.Window.PartitionKeys
+		}
+		return t.addNode(node), nil
 	case *plan.Limit:
 		if n.N > 0 {
 			t.job.Limit = int(n.N)
@@ -168,5 +196,22 @@ func (t *translator) translate(r plan.Rel) (int, error) {
 			Out:    out,
 		}), nil
 	}
+	if e, ok, err := t.translateTime(r, ins); ok {
+		return e, err
+	}
 	return 0, fmt.Errorf("internal: no operator for plan node %T", r)
+}
+
+// insertOnlyCalls marks the calls of a window aggregate over an insert-only
+// input (MIN and MAX then keep only the extreme value).
+func insertOnlyCalls(calls []jobgraph.AggCall, in plan.Rel) []jobgraph.AggCall {
+	if plan.ChangelogOf(in).Mode != jobgraph.Append {
+		return calls
+	}
+	out := make([]jobgraph.AggCall, len(calls))
+	for i, c := range calls {
+		c.InsertOnly = true
+		out[i] = c
+	}
+	return out
 }

@@ -36,6 +36,8 @@ var rules = []rule{
 	{"filter-into-union", filterIntoUnion},
 	{"filter-into-aggregate", filterIntoAggregate},
 	{"prune-join-inputs", pruneJoinInputs},
+	{"window-tvf-into-aggregate", windowTVFIntoAggregate},
+	{"rank", rankRule},
 }
 
 // maxPasses bounds the passes over a plan; rules that keep undoing each

@@ -44,7 +44,7 @@ func inferTraits(s *plan.Sink) map[plan.Rel]Traits {
 			k = kindsOfMode(n.Mode)
 		case *plan.Values:
 			k = jobgraph.Kinds{Insert: true}
-		case *plan.Calc, *plan.Limit, *plan.Correlate:
+		case *plan.Calc, *plan.Limit, *plan.Correlate, *plan.WindowTVF:
 			k = in[0]
 		case *plan.Aggregate:
 			k = jobgraph.Kinds{Insert: true, UpdateBefore: true, UpdateAfter: true, Delete: updating(in[0])}
@@ -56,11 +56,15 @@ func inferTraits(s *plan.Sink) map[plan.Rel]Traits {
 			}
 		case *plan.Union:
 			k = union(in...)
+		case *plan.WindowAggregate, *plan.WindowJoin:
+			k = jobgraph.Kinds{Insert: true}
 		case *plan.PTFCall:
 			p := n.Spec.Produced
 			k = jobgraph.Kinds{Insert: true, UpdateBefore: p.Contains(types.UpdateBefore), UpdateAfter: p.Contains(types.UpdateAfter), Delete: p.Contains(types.Delete)}
 		case *plan.Normalize:
 			k = jobgraph.Kinds{Insert: true, UpdateBefore: !n.DropUpdateBefore, UpdateAfter: true, Delete: true}
+		case *plan.Over, *plan.Rank, *plan.Deduplicate, *plan.IntervalJoin, *plan.TemporalJoin, *plan.TemporalSort, *plan.WindowRank, *plan.WindowDedup:
+			k, _ = timeKinds(r, in)
 		case *plan.Sink:
 			k = in[0]
 			switch {

@@ -1,6 +1,7 @@
 package parser
 
 import (
+	"slices"
 	"strings"
 
 	"github.com/eddy-sql/eddy/internal/sql/ast"
@@ -69,22 +70,48 @@ func (p *parser) comparison() ast.Expr {
 			p.next()
 			not = true
 			t = p.tok()
-			if !t.is("BETWEEN") && !t.is("IN") && !t.is("LIKE") {
+			if !t.is("BETWEEN") && !t.is("IN") && !t.is("LIKE") && !(t.is("SIMILAR") && p.peek(1).is("TO")) {
 				p.expect("BETWEEN")
 				p.expect("IN")
 				p.expect("LIKE")
+				p.expect("SIMILAR")
 				p.unexpected()
 			}
 		}
 		switch {
+		case t.is("OVERLAPS") && !not:
+			p.next()
+			y := p.concat()
+			l, ok1 := x.(*ast.RowExpr)
+			r, ok2 := y.(*ast.RowExpr)
+			if !ok1 || !ok2 || len(l.Values) != 2 || len(r.Values) != 2 {
+				p.fail(t.pos, "write (start, end) OVERLAPS (start, end); an end may be an interval: (ts, INTERVAL '1' HOUR)", "OVERLAPS compares two periods of two values each")
+			}
+			name := &ast.ObjectName{Parts: []*ast.Ident{{Loc: at(t.pos), Name: "OVERLAPS"}}}
+			x = &ast.FuncCall{Name: name, Args: append(slices.Clone(l.Values), r.Values...), Overlaps: true}
 		case t.is("IS") && !not:
 			x = p.is(x)
 		case t.is("BETWEEN"):
 			p.next()
+			symmetric := p.acceptKw("SYMMETRIC")
+			if !symmetric {
+				p.acceptKw("ASYMMETRIC") // the default
+			}
 			b := &ast.Between{X: x, Not: not, BetweenPos: t.pos, Lo: p.concat()}
 			p.wantKw("AND")
 			b.Hi = p.concat()
 			x = b
+			if symmetric {
+				// x BETWEEN SYMMETRIC a AND b is (x BETWEEN a AND b) OR
+				// (x BETWEEN b AND a), as Calcite expands it; NOT BETWEEN
+				// SYMMETRIC is the AND of both NOT BETWEENs.
+				swapped := &ast.Between{X: b.X, Not: not, BetweenPos: t.pos, Lo: b.Hi, Hi: b.Lo}
+				op := ast.OpOr
+				if not {
+					op = ast.OpAnd
+				}
+				x = &ast.Binary{Op: op, X: b, Y: swapped, OpPos: t.pos}
+			}
 		case t.is("IN"):
 			p.next()
 			if p.tok().kind == tLParen && p.isQueryStart(1) {
@@ -96,9 +123,13 @@ func (p *parser) comparison() ast.Expr {
 			p.want(tLParen)
 			x = &ast.In{X: x, Not: not, InPos: t.pos, List: p.exprList()}
 			p.want(tRParen)
-		case t.is("LIKE"):
+		case t.is("LIKE"), t.is("SIMILAR") && p.peek(1).is("TO"):
 			p.next()
-			l := &ast.Like{X: x, Not: not, LikePos: t.pos, Pattern: p.concat()}
+			similar := t.is("SIMILAR")
+			if similar {
+				p.next()
+			}
+			l := &ast.Like{X: x, Not: not, LikePos: t.pos, Pattern: p.concat(), Similar: similar}
 			if p.acceptKw("ESCAPE") {
 				l.Escape = p.concat()
 			}
@@ -260,6 +291,14 @@ func (p *parser) primary() ast.Expr {
 		}
 		p.next()
 		x := p.expr()
+		if p.tok().kind == tComma {
+			// (v1, v2, ...) is ROW(v1, v2, ...): an implicit row has at
+			// least two fields, as in Flink.
+			p.next()
+			r := &ast.RowExpr{Loc: at(t.pos), Values: append([]ast.Expr{x}, p.exprList()...)}
+			p.want(tRParen)
+			return r
+		}
 		p.want(tRParen)
 		return x
 	case tQuoted:
@@ -484,7 +523,9 @@ func (p *parser) aggregateTail(f *ast.FuncCall) ast.Expr {
 		f.Filter = p.expr()
 		p.want(tRParen)
 	}
-	if t := p.tok(); t.is("OVER") || t.is("WITHIN") {
+	if t := p.tok(); t.is("OVER") {
+		p.over(f)
+	} else if t.is("WITHIN") {
 		p.unsupported(t.pos, "", "%s after a function call is not supported", t.val)
 	}
 	return f
@@ -502,9 +543,18 @@ func (p *parser) caseExpr() ast.Expr {
 			break
 		}
 		when := &ast.When{Loc: at(w.pos), Cond: p.expr()}
+		// CASE x WHEN v1, v2 THEN r is CASE x WHEN v1 THEN r WHEN v2 THEN r.
+		var more []*ast.When
+		for c.Operand != nil && p.accept(tComma) {
+			more = append(more, &ast.When{Loc: at(p.tok().pos), Cond: p.expr()})
+		}
 		p.wantKw("THEN")
 		when.Result = p.expr()
 		c.Whens = append(c.Whens, when)
+		for _, m := range more {
+			m.Result = when.Result
+			c.Whens = append(c.Whens, m)
+		}
 	}
 	if len(c.Whens) == 0 {
 		p.unexpected()

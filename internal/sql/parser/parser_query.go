@@ -61,22 +61,42 @@ done:
 	} else {
 		p.expect("ORDER BY")
 	}
+	var offset ast.Expr
 	if p.acceptKw("LIMIT") {
 		limit = p.expr()
 	}
-	if order == nil && limit == nil {
+	if p.acceptKw("OFFSET") {
+		offset = p.expr()
+		if !p.acceptKw("ROWS") {
+			p.acceptKw("ROW")
+		}
+	}
+	if limit == nil && p.acceptKw("FETCH") {
+		if !p.acceptKw("FIRST") {
+			p.wantKw("NEXT")
+		}
+		limit = p.expr()
+		if !p.acceptKw("ROWS") {
+			p.wantKw("ROW")
+		}
+		p.wantKw("ONLY")
+	}
+	if order == nil && limit == nil && offset == nil {
 		return q
 	}
 	const hint = "wrap the query in a subquery: SELECT * FROM (...) ORDER BY ... LIMIT ..."
 	switch n := q.(type) {
 	case *ast.Select:
-		if n.OrderBy != nil || n.Limit != nil {
+		if n.OrderBy != nil || n.Limit != nil || n.Offset != nil {
 			p.fail(start.pos, hint, "the query already has ORDER BY or LIMIT")
 		}
-		n.OrderBy, n.Limit = order, limit
+		n.OrderBy, n.Limit, n.Offset = order, limit, offset
 	case *ast.SetOp:
 		if n.OrderBy != nil || n.Limit != nil {
 			p.fail(start.pos, hint, "the query already has ORDER BY or LIMIT")
+		}
+		if offset != nil {
+			p.unsupported(offset.Pos(), hint, "OFFSET after a set operation is not supported")
 		}
 		n.OrderBy, n.Limit = order, limit
 	case *ast.Values:
@@ -156,8 +176,13 @@ func (p *parser) selectCore() *ast.Select {
 	if p.acceptKw("HAVING") {
 		s.Having = p.expr()
 	}
-	if t := p.tok(); t.is("WINDOW") || t.is("QUALIFY") {
-		p.unsupported(t.pos, "", "%s is not supported", t.val)
+	if p.isKw("WINDOW") {
+		p.next()
+		s.Windows = p.windows()
+	}
+	if p.isKw("QUALIFY") {
+		p.next()
+		s.Qualify = p.expr()
 	}
 	return s
 }
@@ -200,7 +225,9 @@ func (p *parser) optAlias() *ast.Ident {
 		return p.ident("an alias")
 	}
 	t := p.tok()
-	if !isIdent(t) {
+	if !isIdent(t) || t.kind == tWord && t.is("QUALIFY") {
+		// QUALIFY is reserved in Calcite; Eddy keeps it a name except
+		// where an alias would swallow the clause.
 		return nil
 	}
 	if t.kind == tWord {
@@ -340,10 +367,16 @@ func (p *parser) tableRef() ast.TableExpr {
 		f.Alias = p.optSourceAlias()
 		return f
 	}
-	if u := p.tok(); u.is("FOR") {
-		p.unsupported(u.pos, "", "FOR SYSTEM_TIME AS OF (temporal joins) is not supported")
+	tn := &ast.TableName{Name: name}
+	if p.isKw("FOR") {
+		p.next()
+		p.wantKw("SYSTEM_TIME")
+		p.wantKw("AS")
+		p.wantKw("OF")
+		tn.AsOf = p.concat()
 	}
-	return &ast.TableName{Name: name, Alias: p.optSourceAlias()}
+	tn.Alias = p.optSourceAlias()
+	return tn
 }
 
 // wrappedTableFunc parses (f(args)) [alias] after TABLE.

@@ -196,12 +196,14 @@ func (p *parser) show() ast.Statement {
 		p.showFilter(s)
 	case p.acceptKw("FUNCTIONS"):
 		s.What = ast.ShowFunctions
+		p.showFilter(s)
 	case p.acceptKw("VIEWS"):
 		s.What = ast.ShowViews
 		p.showFilter(s)
 	case p.acceptKw("USER"):
 		p.wantKw("FUNCTIONS")
 		s.What = ast.ShowUserFunctions
+		p.showFilter(s)
 	case p.acceptKw("CURRENT"):
 		if p.acceptKw("CATALOG") {
 			s.What = ast.ShowCurrentCatalog
@@ -219,7 +221,7 @@ func (p *parser) show() ast.Statement {
 }
 
 // showFilter parses Flink's [FROM | IN [catalog.]database] [[NOT] LIKE
-// 'pattern'] of SHOW TABLES and SHOW VIEWS.
+// 'pattern'] of SHOW TABLES, SHOW VIEWS and SHOW [USER] FUNCTIONS.
 func (p *parser) showFilter(s *ast.Show) {
 	if p.acceptKw("FROM") || p.acceptKw("IN") {
 		s.From = p.databaseName()

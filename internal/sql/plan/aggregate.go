@@ -2,6 +2,7 @@ package plan
 
 import (
 	"fmt"
+	"slices"
 	"strings"
 
 	"github.com/eddy-sql/eddy/internal/expr"
@@ -29,7 +30,7 @@ var aggFuncs = map[string]jobgraph.AggFunc{
 // an aggregate call.
 func aggCallOf(e ast.Expr) (*ast.FuncCall, jobgraph.AggFunc, bool) {
 	f, ok := e.(*ast.FuncCall)
-	if !ok {
+	if !ok || f.Over != nil {
 		return nil, "", false
 	}
 	if u, _, isUser := userAggOf(f); isUser {
@@ -114,6 +115,10 @@ func (p *Planner) planAggregate(s *ast.Select, f *frag, distinct bool) error {
 	if err != nil {
 		return err
 	}
+	groupExprs, gw, err := p.takeGroupWindow(groupExprs, setsOf, f)
+	if err != nil {
+		return err
+	}
 	for i, g := range groupExprs {
 		if hasAggregate(g) {
 			return errAt(g.Pos(), sqlerr.InvalidArgument, "Aggregate functions are not allowed in GROUP BY")
@@ -188,7 +193,7 @@ func (p *Planner) planAggregate(s *ast.Select, f *frag, distinct bool) error {
 			}
 			call, col, err := p.bindAggCall(fc, fn, in, addPre)
 			if err != nil {
-				bindErr = err
+				bindErr = withAggSignatures(err, fc)
 				return false
 			}
 			subst[key] = nKeys + len(calls)
@@ -216,6 +221,12 @@ func (p *Planner) planAggregate(s *ast.Select, f *frag, distinct bool) error {
 		return errAt(noRetract.Pos(), sqlerr.Unsupported, "Function '%s' ('%s') cannot aggregate an updating input: it has no Retract", u.name, u.id).
 			WithHint("implement Retract in the function, or aggregate an insert-only table")
 	}
+	if gw != nil {
+		if len(groupingCalls) > 0 {
+			return errAt(groupingCalls[0].Pos(), sqlerr.Unsupported, "GROUPING() with a group window function is not supported yet")
+		}
+		return p.planGroupWindow(f, gw, pre, preCols, keyCols, callCols, calls, subst, groupKeys, in, s.Pos())
+	}
 	// Pre-projection: keys, then arguments and filters.
 	f.sc = &scope{cols: preCols}
 	f.addCalc(Calc{Project: pre, Prepares: true})
@@ -234,7 +245,7 @@ func (p *Planner) planAggregate(s *ast.Select, f *frag, distinct bool) error {
 		return p.planGroupingSets(f, keyCols, callCols, calls, setsOf, groupingCalls, subst, groupKeys, in, ttl, s.Pos())
 	}
 	out := &scope{cols: append(append([]column(nil), keyCols...), callCols...), subst: subst, grouped: in, groupKeys: groupKeys}
-	f.rel = &Aggregate{In: f.rel, Keys: keys, Calls: calls, StateTTL: ttl, UID: f.st.aggUID(), Cols: plainColumns(out), Pos: s.Pos()}
+	f.rel = windowize(&Aggregate{In: f.rel, Keys: keys, Calls: calls, StateTTL: ttl, UID: f.st.aggUID(), Cols: plainColumns(out), Pos: s.Pos()})
 	f.sc = out
 	return nil
 }
@@ -405,11 +416,16 @@ func groupingCallOf(e ast.Expr) (*ast.FuncCall, bool) {
 		return nil, false
 	}
 	switch strings.ToUpper(f.Name.Last().Name) {
-	case "GROUPING", "GROUPING_ID":
+	case "GROUPING", "GROUPING_ID", "GROUP_ID":
 		return f, true
 	}
 	return nil, false
 }
+
+// isGroupID reports whether a grouping call is GROUP_ID(): which
+// occurrence of a duplicated grouping set a row comes from (0 for the
+// first), as Calcite numbers them.
+func isGroupID(gc *ast.FuncCall) bool { return strings.EqualFold(gc.Name.Last().Name, "GROUP_ID") }
 
 // expandGrouping flattens GROUP BY items into the distinct group
 // expressions and, when GROUPING SETS, ROLLUP or CUBE occur, the grouping
@@ -498,6 +514,12 @@ func (p *Planner) planGroupingSets(f *frag, keyCols, callCols []column, calls []
 	// The argument positions of the GROUPING calls.
 	gargs := make([][]int, len(groupingCalls))
 	for gi, gc := range groupingCalls {
+		if isGroupID(gc) {
+			if len(gc.Args) > 0 {
+				return errAt(gc.Pos(), sqlerr.InvalidFunction, "GROUP_ID takes no arguments").WithHint("write GROUP_ID()")
+			}
+			continue
+		}
 		if len(gc.Args) == 0 {
 			return errAt(gc.Pos(), sqlerr.InvalidFunction, "%s needs at least one argument", strings.ToUpper(gc.Name.Last().Name))
 		}
@@ -510,8 +532,13 @@ func (p *Planner) planGroupingSets(f *frag, keyCols, callCols []column, calls []
 		}
 	}
 	outCols := make([]column, 0, len(keyCols)+len(callCols)+len(groupingCalls))
-	for _, c := range keyCols {
-		outCols = append(outCols, column{qualifier: c.qualifier, name: c.name, typ: c.typ.Nullable()})
+	keepNotNull := windowKeysInEverySet(f.rel, len(keyCols), sets)
+	for k, c := range keyCols {
+		t := c.typ.Nullable()
+		if keepNotNull[k] {
+			t = c.typ
+		}
+		outCols = append(outCols, column{qualifier: c.qualifier, name: c.name, typ: t})
 	}
 	outCols = append(outCols, callCols...)
 	for gi, gc := range groupingCalls {
@@ -520,7 +547,11 @@ func (p *Planner) planGroupingSets(f *frag, keyCols, callCols []column, calls []
 	}
 	pre := f.rel
 	var edges []Rel
+	seen := map[string]int64{} // a grouping set's columns -> how often it came before (GROUP_ID)
 	for _, set := range sets {
+		setKey := fmt.Sprint(slices.Compact(slices.Sorted(slices.Values(set))))
+		groupID := seen[setKey]
+		seen[setKey]++
 		inSet := map[int]int{} // group column -> position in the set's output
 		var keys []int
 		for _, k := range set {
@@ -541,8 +572,8 @@ func (p *Planner) planGroupingSets(f *frag, keyCols, callCols []column, calls []
 			var err error
 			if pos, ok := inSet[k]; ok {
 				x, err = expr.Col(pos, c.name, c.typ)
-				if err == nil && !c.typ.Nullable().Same(c.typ) {
-					x, err = expr.Cast(x, c.typ.Nullable(), false)
+				if out := outCols[k].typ; err == nil && !out.Same(c.typ) {
+					x, err = expr.Cast(x, out, false)
 				}
 			} else {
 				x, err = expr.Lit(types.Null, c.typ.Nullable())
@@ -559,7 +590,15 @@ func (p *Planner) planGroupingSets(f *frag, keyCols, callCols []column, calls []
 			}
 			proj = append(proj, x)
 		}
-		for _, args := range gargs {
+		for gi, args := range gargs {
+			if isGroupID(groupingCalls[gi]) {
+				x, err := expr.Lit(types.NewInt(groupID), types.BigInt.NonNull())
+				if err != nil {
+					return err
+				}
+				proj = append(proj, x)
+				continue
+			}
 			var bits int64
 			for _, a := range args {
 				bits <<= 1
@@ -573,7 +612,7 @@ func (p *Planner) planGroupingSets(f *frag, keyCols, callCols []column, calls []
 			}
 			proj = append(proj, x)
 		}
-		edges = append(edges, &Calc{In: agg, Project: proj, Cols: plainColumns(&scope{cols: outCols})})
+		edges = append(edges, &Calc{In: windowize(agg), Project: proj, Cols: plainColumns(&scope{cols: outCols})})
 	}
 	out := &scope{cols: outCols, subst: subst, grouped: in, groupKeys: groupKeys}
 	if len(edges) == 1 {

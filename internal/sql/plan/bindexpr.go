@@ -213,6 +213,10 @@ func bindExpr(e ast.Expr, sc *scope) (expr.Expr, error) {
 			}
 			esc, _ = utf8.DecodeRuneInString(e.Value)
 		}
+		if n.Similar {
+			r, err := expr.Similar(x, p, n.Not, esc)
+			return r, positioned(err, n.LikePos, sqlerr.TypeMismatch)
+		}
 		r, err := expr.Like(x, p, n.Not, esc)
 		return r, positioned(err, n.LikePos, sqlerr.TypeMismatch)
 	case *ast.Cast:
@@ -220,7 +224,11 @@ func bindExpr(e ast.Expr, sc *scope) (expr.Expr, error) {
 		if err != nil {
 			return nil, err
 		}
-		r, err := expr.Cast(x, n.Type.Type, n.Try)
+		var zone *time.Location
+		if b, ok := n.Resolved.(*builtinCall); ok {
+			zone = b.env.Zone
+		}
+		r, err := expr.CastIn(x, n.Type.Type, n.Try, zone)
 		return r, positioned(err, n.Pos(), sqlerr.TypeMismatch)
 	case *ast.Case:
 		var operand expr.Expr
@@ -251,6 +259,10 @@ func bindExpr(e ast.Expr, sc *scope) (expr.Expr, error) {
 		r, err := expr.Case(operand, whens, thens, els)
 		return r, positioned(err, n.Pos(), sqlerr.TypeMismatch)
 	case *ast.FuncCall:
+		if n.Over != nil {
+			return nil, errAt(n.Pos(), sqlerr.InvalidArgument, "OVER calls are allowed only in the select list").
+				WithHint("compute the OVER call in a subquery and refer to its column")
+		}
 		if u, ok := n.Resolved.(*userFunc); ok && u.fn.Kind() == udf.ScalarKind {
 			return bindUserScalar(n, u, sc)
 		}
@@ -264,14 +276,21 @@ func bindExpr(e ast.Expr, sc *scope) (expr.Expr, error) {
 		}
 		name := strings.ToUpper(n.Name.Last().Name)
 		var env expr.Env
-		if b, ok := n.Resolved.(*builtinCall); ok && sc.env.Now == nil {
+		b, _ := n.Resolved.(*builtinCall)
+		if b != nil && b.env.Now != nil && sc.env.Now == nil {
 			env = b.env // the statement clock, unless the scope has its own
 		} else {
 			env = sc.exprEnv()
 		}
+		if b != nil {
+			env.Database, env.Zone = b.env.Database, b.env.Zone
+		}
+		if name == "PROCTIME" && len(n.Name.Parts) == 1 {
+			return bindProcTime(n, env)
+		}
 		r, err := expr.CallEnv(env, name, args...)
 		if err != nil {
-			return nil, positioned(err, n.Pos(), sqlerr.UnknownFunction)
+			return nil, positioned(unknownFunctionError(n, err), n.Pos(), sqlerr.UnknownFunction)
 		}
 		return r, nil
 	case *ast.TimeUnitArg:

@@ -101,6 +101,17 @@ func ChangelogOf(r Rel) Changelog {
 			mode = jobgraph.Retract
 		}
 		return Changelog{Mode: mode, Source: -1}
+	case *WindowAggregate:
+		key := make([]int, 0, len(n.Keys)+2)
+		for i := range n.Keys {
+			key = append(key, i)
+		}
+		k := len(n.Cols)
+		return Changelog{Mode: jobgraph.Append, Key: append(key, k-3, k-2), Source: -1}
+	case *WindowJoin:
+		return Changelog{Mode: jobgraph.Append, Source: -1}
+	case *WindowTVF:
+		return Changelog{Mode: ChangelogOf(n.In).Mode, Source: -1}
 	case *Limit:
 		return ChangelogOf(n.In)
 	case *Normalize:
@@ -112,6 +123,9 @@ func ChangelogOf(r Rel) Changelog {
 		if n.Materialize {
 			c.Mode = jobgraph.Upsert
 		}
+		return c
+	}
+	if c, ok := timeChangelog(r); ok {
 		return c
 	}
 	return Changelog{Mode: jobgraph.Append, Source: -1}

@@ -89,6 +89,12 @@ func nodeName(r Rel, optimized bool) string {
 		logical, physical = "LogicalTableFunctionScan", "ProcessTableFunction"
 	case *Correlate:
 		logical, physical = "LogicalCorrelate", "Correlate"
+	case *WindowAggregate:
+		logical, physical = "LogicalWindowAggregate", "WindowAggregate"
+	case *WindowJoin:
+		logical, physical = "LogicalWindowJoin", "WindowJoin"
+	case *WindowTVF:
+		logical, physical = "LogicalTableFunctionScan", "WindowTableFunction"
 	case *Limit:
 		logical, physical = "LogicalSort", "Limit"
 	case *Normalize:
@@ -96,7 +102,10 @@ func nodeName(r Rel, optimized bool) string {
 	case *Sink:
 		logical, physical = "LogicalSink", "Sink"
 	default:
-		return fmt.Sprintf("%T", n)
+		var ok bool
+		if logical, physical, ok = timeNodeName(r); !ok {
+			return fmt.Sprintf("%T", n)
+		}
 	}
 	if optimized {
 		return physical
@@ -190,6 +199,16 @@ func nodeAttrs(b *Bound, r Rel) []string {
 			kind = "LEFT"
 		}
 		return []string{"invocation=[" + n.Spec.Name + "(" + strings.Join(args, ", ") + ")]", "joinType=[" + kind + "]", "fields=[" + strings.Join(names(n.Cols), ", ") + "]"}
+	case *WindowAggregate:
+		return windowAggAttrs(n)
+	case *WindowJoin:
+		return windowJoinAttrs(n)
+	case *WindowTVF:
+		a := []string{"window=[" + n.Window.Summary(jobgraph.Windowing{Window: n.Window}, names(n.In.Columns())) + "]"}
+		if n.UID != "" {
+			a = append(a, "uid=["+n.UID+"]")
+		}
+		return append(a, "fields=["+strings.Join(names(n.Cols), ", ")+"]")
 	case *Limit:
 		return []string{fmt.Sprintf("fetch=[%d]", n.N)}
 	case *Normalize:
@@ -208,7 +227,7 @@ func nodeAttrs(b *Bound, r Rel) []string {
 		}
 		return a
 	}
-	return nil
+	return timeNodeAttrs(r)
 }
 
 func selectList(project []expr.Expr, cols []Column) string {

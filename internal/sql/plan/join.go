@@ -167,7 +167,18 @@ func (p *Planner) planJoin(j *ast.Join, st *stmt, where []ast.Expr) (*frag, []as
 	jn.UID = st.joinUID()
 	f := &frag{st: st, sc: &scope{cols: out}}
 	jn.Cols = plainColumns(f.sc)
-	f.rel = jn
+	f.rel = windowJoin(jn)
+	if tn, ok := j.Right.(*ast.TableName); ok && tn.AsOf != nil {
+		tj, err := temporalJoin(jn, tn.AsOf, l.sc, len(l.sc.cols))
+		if err != nil {
+			return nil, nil, err
+		}
+		f.rel = tj
+	} else if f.rel == Rel(jn) {
+		if ij := intervalJoin(jn, len(l.sc.cols)); ij != nil {
+			f.rel = ij
+		}
+	}
 	if lExtra > 0 || rExtra > 0 {
 		// Drop the appended key columns.
 		nl := len(l.sc.cols) - lExtra

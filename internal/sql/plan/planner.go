@@ -47,8 +47,10 @@ type Planner struct {
 	// from the epoch) and the current-time functions read it for each
 	// row (nil: they see the planning time).
 	Now func() time.Time
-	// env is the environment of built-in calls over Now.
-	env *builtinCall
+	// env is the environment of built-in calls over Now; envZone the
+	// 'table.local-time-zone' it was made for.
+	env     *builtinCall
+	envZone string
 	// Artifacts resolves a function bound to an artifact (CREATE FUNCTION
 	// ... USING JAR 'eddy-artifact://...'); nil refuses such functions.
 	Artifacts func(f *catalog.Function) (*ptf.Definition, error)
@@ -151,7 +153,7 @@ func (p *Planner) ResolveFunction(n *ast.ObjectName) (string, *ptf.Definition, e
 		if _, known := p.Registry.Lookup("examples." + name); known {
 			e.WithHint("register it first: CREATE FUNCTION %s AS 'examples.%s'", name, name)
 		} else if fns := p.Catalog.Functions(cat, db); len(fns) > 0 {
-			e.WithHint("functions here: %s%s (function names are case-sensitive)", strings.Join(fns, ", "), suggest(name, fns))
+			e.WithHint("functions here: %s%s", strings.Join(fns, ", "), suggest(name, fns))
 		} else {
 			e.WithHint("register a function with CREATE FUNCTION %s AS '<id>'; available ids: %s", name, strings.Join(p.Registry.IDs(), ", "))
 		}

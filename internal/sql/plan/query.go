@@ -59,6 +59,9 @@ func calcColumns(in []Column, project []expr.Expr, sc *scope) []Column {
 			if j, ok := expr.ColumnOf(project[i]); ok && j < len(in) && in[j].Type.Same(c.typ) {
 				cols[i].Time = in[j].Time
 			}
+			if isProcTime(project[i]) {
+				cols[i].Time = ProcTime
+			}
 		}
 	}
 	return cols
@@ -71,6 +74,14 @@ type stmt struct {
 	// aggs, joins and singles number the stateful operators in binding
 	// order.
 	aggs, joins, singles int
+	// windows numbers the stateful window operators (windowUID).
+	windows int
+	// overs numbers the OVER, Top-N, deduplication, interval join,
+	// temporal join and temporal sort operators (decision 0026).
+	overs int
+	// order is the ORDER BY of the outermost SELECT of a query that returns
+	// rows, when the client sorts the result table (jobgraph.Sink.OrderBy).
+	order []jobgraph.SortKey
 	// ptfs are the function calls bound so far.
 	ptfs []*jobgraph.PTF
 }
@@ -88,6 +99,11 @@ func (st *stmt) aggUID() string {
 func (st *stmt) singleUID() string {
 	st.singles++
 	return fmt.Sprintf("single/%d", st.singles-1)
+}
+
+func (st *stmt) overUID() string {
+	st.overs++
+	return fmt.Sprintf("over/%d", st.overs-1)
 }
 
 func (st *stmt) joinUID() string {
@@ -113,7 +129,7 @@ func (p *Planner) BindSelect(q ast.Query) (*Bound, error) {
 	if err != nil {
 		return nil, err
 	}
-	sink := &Sink{In: f.rel, Spec: jobgraph.Sink{Kind: jobgraph.CollectSink, Schema: f.sc.schema()}, Pos: q.Pos()}
+	sink := &Sink{In: f.rel, Spec: jobgraph.Sink{Kind: jobgraph.CollectSink, Schema: f.sc.schema(), OrderBy: st.order}, Pos: q.Pos()}
 	return p.bound(st, sink), nil
 }
 
@@ -140,10 +156,6 @@ func (p *Planner) planSelect(s *ast.Select, st *stmt) (*frag, error) {
 	// LIMIT: the job applies it to the rows the client receives.
 	allowLimit := p.allowLimit
 	p.allowLimit = false
-	switch {
-	case len(s.OrderBy) > 0:
-		return nil, errAt(s.OrderBy[0].Pos(), sqlerr.Unsupported, "ORDER BY is not supported yet")
-	}
 	var f *frag
 	var err error
 	where := s.Where
@@ -203,17 +215,46 @@ func (p *Planner) planSelect(s *ast.Select, st *stmt) (*frag, error) {
 			calc.Filter, calc.FilterPos = h, s.Having.Pos()
 		}
 	}
+	qs, qualifyExtras, err := withQualifyItems(s)
+	if err != nil {
+		return nil, err
+	}
+	if len(qs.Windows) > 0 || hasOverItem(qs) {
+		if !calc.IsIdentity() {
+			f.addCalc(calc)
+			calc = Calc{}
+		}
+		if err := p.planOver(qs, f); err != nil {
+			return nil, err
+		}
+	}
 	calc.Pos = s.Pos()
-	if err := p.project(s, f, &calc); err != nil {
+	proj, orderExtras, err := p.withOrderColumns(qs, f)
+	if err != nil {
+		return nil, err
+	}
+	if err := p.project(proj, f, &calc); err != nil {
 		return nil, err
 	}
 	if !calc.IsIdentity() {
 		f.addCalc(calc)
 	}
+	if s.Qualify != nil {
+		if err := planQualify(s, f, qualifyExtras, orderExtras); err != nil {
+			return nil, err
+		}
+	}
 	if s.Distinct {
 		if err := p.planDistinct(s, f); err != nil {
 			return nil, err
 		}
+	}
+	if len(s.OrderBy) > 0 {
+		return f, p.planOrderBy(s, f, orderExtras, allowLimit)
+	}
+	if s.Offset != nil {
+		return nil, errAt(s.Offset.Pos(), sqlerr.Unsupported, "OFFSET needs ORDER BY on a stream").
+			WithHint("write ORDER BY ... LIMIT n OFFSET m")
 	}
 	if s.Limit != nil {
 		if !allowLimit {
@@ -247,7 +288,7 @@ func (p *Planner) project(s *ast.Select, f *frag, calc *Calc) error {
 		if st, ok := item.Expr.(*ast.Star); ok {
 			matched := false
 			for ci, c := range f.sc.cols {
-				if st.Qualifier != nil && !strings.EqualFold(c.qualifier, st.Qualifier.Last().Name) {
+				if c.hidden || st.Qualifier != nil && !strings.EqualFold(c.qualifier, st.Qualifier.Last().Name) {
 					continue
 				}
 				matched = true
@@ -320,6 +361,9 @@ func (p *Planner) planFrom(te ast.TableExpr, st *stmt) (*frag, error) {
 			if in.Watermark != nil && in.Watermark.Column == k {
 				c.Time = RowTime
 			}
+			if isProcTimeColumn(t, fl.Name) {
+				c.Time = ProcTime
+			}
 			scan.Cols = append(scan.Cols, c)
 		}
 		f := &frag{st: st, rel: scan, sc: scopeOf(in.Schema, qual)}
@@ -333,6 +377,13 @@ func (p *Planner) planFrom(te ast.TableExpr, st *stmt) (*frag, error) {
 	case *ast.Unnest:
 		return p.planCorrelateAlone(n, st)
 	case *ast.TableFunc:
+		if kind, isWindow := windowTVFKind(n); isWindow {
+			f, err := p.planWindowTVF(n, kind, st)
+			if err != nil {
+				return nil, err
+			}
+			return f, applyAlias(f, n.Alias)
+		}
 		if p.isUserTableFunc(n) {
 			return p.planCorrelateAlone(n, st)
 		}

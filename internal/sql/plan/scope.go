@@ -14,6 +14,8 @@ type column struct {
 	qualifier string
 	name      string
 	typ       types.Type
+	// hidden columns (OVER results and their inputs) are not part of *.
+	hidden bool
 }
 
 // scope is the list of columns of the current relation, by position.

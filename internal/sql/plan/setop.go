@@ -16,8 +16,7 @@ func (p *Planner) planSetOp(n *ast.SetOp, st *stmt) (*frag, error) {
 	allowLimit := p.allowLimit
 	p.allowLimit = false
 	if len(n.OrderBy) > 0 {
-		return nil, errAt(n.OrderBy[0].Pos(), sqlerr.Unsupported, "ORDER BY on %s is not supported yet", n.Kind).
-			WithHint("remove the ORDER BY of the %s: Eddy does not sort query results yet", n.Kind)
+		return p.planSetOpOrdered(n, st, allowLimit)
 	}
 	l, err := p.planQuery(n.Left, st)
 	if err != nil {

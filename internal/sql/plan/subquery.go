@@ -93,7 +93,7 @@ func semiJoin(f, r *frag, lKeys, rKeys []expr.Expr, residual []ast.Expr, anti bo
 	}
 	jn.UID = f.st.joinUID()
 	jn.Cols = f.rel.Columns()
-	f.rel = jn
+	f.rel = windowJoin(jn)
 	if lExtra > 0 {
 		var proj []expr.Expr
 		for i, c := range outCols {

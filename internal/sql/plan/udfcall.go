@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"strings"
+	"time"
 
 	"github.com/eddy-sql/eddy/internal/expr"
 	"github.com/eddy-sql/eddy/internal/jobgraph"
@@ -30,21 +31,28 @@ var udfContext = context.Background()
 // Built-in names win over catalog functions for unqualified names, as
 // Flink resolves system functions before catalog ones.
 func (p *Planner) resolveUserCalls(q ast.Node) error {
-	var err error
+	env, err := p.builtinEnv()
+	if err != nil {
+		return err
+	}
 	ast.Inspect(q, func(n ast.Node) bool {
+		if c, ok := n.(*ast.Cast); ok {
+			c.Resolved = env // CAST converts TIMESTAMP_LTZ in the session time zone
+		}
 		fc, ok := n.(*ast.FuncCall)
 		if !ok || err != nil {
 			return err == nil
 		}
 		fc.Resolved = nil
 		if len(fc.Name.Parts) == 1 && isBuiltinName(fc.Name.Last().Name) {
-			if p.Now != nil {
-				fc.Resolved = p.builtinEnv()
-			}
+			fc.Resolved = env
 			return true
 		}
 		var u *userFunc
 		if u, err = p.lookupUserFunc(fc.Name); err != nil || u == nil {
+			if err == nil {
+				fc.Resolved = p.unknownCall(fc.Name)
+			}
 			return err == nil
 		}
 		switch u.fn.Kind() {
@@ -59,20 +67,81 @@ func (p *Planner) resolveUserCalls(q ast.Node) error {
 	return err
 }
 
+// unknownCall marks a call that names neither a built-in nor a user
+// function: binding fails, and the did-you-mean hint looks at the user
+// functions of the call's database too.
+type unknownCall struct{ users []string }
+
+func (p *Planner) unknownCall(n *ast.ObjectName) *unknownCall {
+	cat, db, _, err := p.qualify(n)
+	if err != nil {
+		return nil
+	}
+	return &unknownCall{users: p.Catalog.Functions(cat, db)}
+}
+
+// unknownFunctionError is the error for a call of an unknown function: a
+// did-you-mean among the built-in scalar and aggregate functions and the
+// user functions of the database.
+func unknownFunctionError(n *ast.FuncCall, err error) error {
+	se, ok := sqlerr.As(err)
+	if !ok || se.Code != sqlerr.UnknownFunction {
+		return err
+	}
+	var users []string
+	if u, ok := n.Resolved.(*unknownCall); ok && u != nil {
+		users = u.users
+	}
+	if s := SuggestFunction(n.Name.Last().Name, users); s != "" {
+		return se.WithHint("did you mean %s? SHOW FUNCTIONS lists the functions", s)
+	}
+	return err
+}
+
 // builtinCall is the binding of a built-in function call: the statement
 // environment it is built with.
 type builtinCall struct{ env expr.Env }
 
+// LocalTimeZoneKey is Flink's option of the session time zone.
+const LocalTimeZoneKey = "table.local-time-zone"
+
+// ParseLocalTimeZone resolves a value of 'table.local-time-zone': an IANA
+// name ('Europe/Berlin'), 'UTC' or an offset 'GMT+08:00'. 'default' (and
+// "") is UTC: Eddy's processes have no configured default zone (Flink's is
+// the JVM's).
+func ParseLocalTimeZone(v string) (*time.Location, error) {
+	if v == "" || strings.EqualFold(v, "default") {
+		return time.UTC, nil
+	}
+	loc, err := expr.LoadZone(v)
+	if err != nil || !strings.Contains(v, "/") && !strings.HasPrefix(v, "GMT") && v != "UTC" {
+		return nil, fmt.Errorf("The supported Zone ID is either a full name such as 'America/Los_Angeles', or a custom timezone id such as 'GMT-08:00', but configured Zone ID is '%s'.", v)
+	}
+	return loc, nil
+}
+
 // builtinEnv returns the environment of built-in calls: the planner's
 // clock, read at each evaluation, so the current-time functions
 // (CURRENT_TIMESTAMP, NOW(), LOCALTIMESTAMP, ...) see the time of each
-// row as in Flink's streaming mode.
-func (p *Planner) builtinEnv() *builtinCall {
-	if p.env == nil {
-		now := p.Now
-		p.env = &builtinCall{env: expr.Env{Now: func() int64 { return now().UnixNano() }}}
+// row as in Flink's streaming mode (without a clock, the scope's), the
+// session's database and its time zone.
+func (p *Planner) builtinEnv() (*builtinCall, error) {
+	db, tz := "", ""
+	if p.Session != nil {
+		db, tz = p.Session.Database, p.Session.Config[LocalTimeZoneKey] // USE and SET change them
 	}
-	return p.env
+	if p.env == nil || p.env.env.Database != db || p.envZone != tz {
+		zone, err := ParseLocalTimeZone(tz)
+		if err != nil {
+			return nil, sqlerr.Newf(sqlerr.InvalidOption, "%v", err).
+				WithHint("SET '%s' = 'Europe/Berlin' (or 'UTC', 'GMT+08:00')", LocalTimeZoneKey)
+		}
+		p.env, p.envZone = &builtinCall{env: expr.Env{Database: db, Zone: zone}}, tz
+		if now := p.Now; now != nil {
+			p.env.env.Now = func() int64 { return now().UnixNano() }
+		}
+	}
+	return p.env, nil
 }
 
 // isBuiltinName reports whether name is a built-in scalar or aggregate
@@ -82,7 +151,7 @@ func isBuiltinName(name string) bool {
 	if _, ok := aggFuncs[up]; ok {
 		return true
 	}
-	if up == "GROUPING" || up == "GROUPING_ID" {
+	if up == "GROUPING" || up == "GROUPING_ID" || up == "GROUP_ID" {
 		return true
 	}
 	_, ok := expr.LookupFunction(up)
@@ -97,14 +166,8 @@ func (p *Planner) lookupUserFunc(n *ast.ObjectName) (*userFunc, error) {
 	if err != nil {
 		return nil, err
 	}
-	f, ok := p.Catalog.Function(cat, db, name)
+	f, ok := p.Catalog.Function(cat, db, name) // case-insensitive, as in Flink
 	if !ok {
-		for _, other := range p.Catalog.Functions(cat, db) {
-			if strings.EqualFold(other, name) {
-				return nil, errAt(n.Pos(), sqlerr.UnknownFunction, "Function '%s' not found in %s.%s", n, cat, db).
-					WithHint("did you mean %s? (function names are case-sensitive)", other)
-			}
-		}
 		return nil, nil
 	}
 	if fn, ok := p.UDFs.Lookup(f.ID); ok {
