@@ -16,7 +16,9 @@ wasm-examples:
 		GOOS=wasip1 GOARCH=wasm GOWASM=satconv,signext $(GO) build -buildmode=c-shared -trimpath -o build/wasm/$$n.wasm ./examples/wasm/$$n || exit 1; \
 	done
 
-test:
+# The tests load the example functions' modules from build/wasm
+# (TestAcceptanceWithArtifacts).
+test: wasm-examples
 	$(GO) test -race -count=1 ./...
 
 # Random queries through Eddy and DuckDB, results compared (needs cgo).

@@ -69,32 +69,59 @@ func runScript(t *testing.T, eng *engine.Engine, src string) []result {
 	return out
 }
 
-var createFunction = regexp.MustCompile(`(?is)(CREATE\s+FUNCTION\s+\w+\s+AS\s+'examples\.\w+')`)
+var createFunction = regexp.MustCompile(`(?is)(CREATE\s+FUNCTION\s+\w+\s+AS\s+'examples\.(\w+)')`)
+
+// exampleModule returns the module of the example function name as `make
+// wasm-examples` builds it, build/wasm/<name>.wasm of the repository, or,
+// when that was not built, the same package built by the test.
+func exampleModule(t *testing.T, name string) []byte {
+	t.Helper()
+	root, err := wasmtest.Root()
+	require.NoError(t, err)
+	path := filepath.Join(root, "build", "wasm", name+".wasm")
+	if b, err := os.ReadFile(path); err == nil {
+		t.Logf("%s from %s", name, path)
+		return b
+	}
+	t.Logf("no %s (make wasm-examples): building ./examples/wasm/%s", path, name)
+	return wasmtest.Module(t, "./examples/wasm/"+name)
+}
 
 // TestAcceptanceWithArtifacts runs the acceptance scripts with every
 // example function loaded from an artifact instead of built in: each
 // CREATE FUNCTION Name AS 'examples.Name' gets USING JAR
-// 'eddy-artifact://<id>' for an artifact of the module of all examples, on
-// an engine whose binary has no functions at all. The results must match
-// the .expected files as the compiled-in run does.
+// 'eddy-artifact://<id>' for an artifact of build/wasm/Name.wasm (the
+// function's own module, as make wasm-examples builds it), on an engine
+// whose binary has no functions at all. The results must match the
+// .expected files as the compiled-in run does.
 func TestAcceptanceWithArtifacts(t *testing.T) {
 	dir := filepath.Join("..", "..", "..", "shared", "acceptance")
 	scripts, _ := filepath.Glob(filepath.Join(dir, "*.sql"))
 	if len(scripts) == 0 {
-		t.Skip("no acceptance scripts beside the checkout (../shared/acceptance)")
+		t.Skip("no acceptance scripts beside the checkout (../shared/acceptance): skipped")
 	}
-	code := wasmtest.Module(t, guestPkg)
 	for _, path := range scripts {
 		name := strings.TrimSuffix(filepath.Base(path), ".sql")
 		t.Run(name, func(t *testing.T) {
 			eng := openWasmEngine(t, t.TempDir(), nil)
 			defer func() { require.NoError(t, eng.Close()) }()
-			a, err := eng.CreateArtifact(t.Context(), "examples", "the example functions", code)
-			require.NoError(t, err)
 			src, err := os.ReadFile(path)
 			require.NoError(t, err)
-			rewritten := createFunction.ReplaceAllString(string(src), "$1 USING JAR 'eddy-artifact://"+a.ID+"'")
-			require.NotEqual(t, string(src), rewritten, "the script binds no example function")
+			ids := map[string]string{}
+			for _, m := range createFunction.FindAllStringSubmatch(string(src), -1) {
+				fn := m[2]
+				if ids[fn] != "" {
+					continue
+				}
+				a, err := eng.CreateArtifact(t.Context(), fn, "examples."+fn, exampleModule(t, fn))
+				require.NoError(t, err)
+				require.Equal(t, []string{"examples." + fn}, a.Latest().Functions, "build/wasm/%s.wasm exports", fn)
+				ids[fn] = a.ID
+			}
+			require.NotEmpty(t, ids, "the script binds no example function")
+			rewritten := createFunction.ReplaceAllStringFunc(string(src), func(m string) string {
+				return m + " USING JAR 'eddy-artifact://" + ids[createFunction.FindStringSubmatch(m)[2]] + "'"
+			})
 			expected, err := os.ReadFile(filepath.Join(dir, name+".expected"))
 			require.NoError(t, err)
 			blocks, err := parseExpected(string(expected))

@@ -21,6 +21,7 @@ import (
 	"github.com/eddy-sql/eddy/internal/engine"
 	"github.com/eddy-sql/eddy/internal/server"
 	"github.com/eddy-sql/eddy/internal/statement"
+	"github.com/eddy-sql/eddy/internal/wasm/wasmtest"
 	"github.com/eddy-sql/eddy/ptf"
 	"github.com/rogpeppe/go-internal/testscript"
 	"github.com/stretchr/testify/require"
@@ -106,7 +107,7 @@ func newEnv(t *testing.T, eo ...envOptions) *env {
 	require.NoError(t, examples.Register(reg))
 	logs := &syncBuffer{}
 	logger := slog.New(slog.NewTextHandler(logs, &slog.HandlerOptions{Level: slog.LevelDebug}))
-	eng, err := engine.Open(context.Background(), engine.Options{DataDir: t.TempDir(), Registry: reg})
+	eng, err := engine.Open(context.Background(), engine.Options{DataDir: t.TempDir(), Registry: reg, WasmCacheDir: wasmtest.CacheDir()})
 	require.NoError(t, err)
 	mgr, err := statement.Open(statement.Options{Engine: eng, CheckpointInterval: 50 * time.Millisecond})
 	if err != nil {

@@ -62,6 +62,7 @@ func TestScript(t *testing.T) {
 			"waitserver": waitServer,
 			"loadenv":    loadEnv,
 			"setjson":    setJSON,
+			"docscript":  docScript,
 		},
 	})
 }

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"strings"
 	"testing"
 	"time"
 
@@ -83,4 +84,86 @@ func TestArtifactStatementLifecycle(t *testing.T) {
 	require.NoError(t, err)
 	require.Equal(t, v1.Stopped, st.Status.Phase)
 	require.True(t, st.Spec.Stopped)
+
+	// A compatible version, another module (the example's own, not the
+	// test module of every function) whose OrderStatusTracker declares the
+	// same state: the resume goes through with the state, DELIVERED is an
+	// update of order 1 again.
+	_, err = eng.AddArtifactVersion(ctx, a.ID, wasmtest.Module(t, "./examples/wasm/OrderStatusTracker"), nil)
+	require.NoError(t, err)
+	e.sql("e3", "INSERT INTO ev VALUES (1, 'DELIVERED')", v1.Completed)
+	_, err = m.Update(ctx, "track", "", false)
+	require.NoError(t, err)
+	e.await("track", v1.Running)
+	require.Eventually(t, func() bool { return len(results()) >= 1 }, 10*time.Second, 10*time.Millisecond)
+	require.Equal(t, []string{"2 [1 DELIVERED]"}, results(), "resumed from ver-3 with the state ver-1 wrote")
+}
+
+// A function that escapes its sandbox or its limits fails its own
+// statement with a clear error; a statement running a healthy function of
+// the same artifact keeps running and the next statements still run.
+func TestArtifactSandboxFailsOnlyItsStatement(t *testing.T) {
+	ctx := context.Background()
+	eng, err := engine.Open(ctx, engine.Options{DataDir: t.TempDir(), Registry: ptf.NewRegistry(), WasmCacheDir: wasmtest.CacheDir()})
+	require.NoError(t, err)
+	m, err := statement.Open(statement.Options{Engine: eng, CheckpointInterval: 20 * time.Millisecond})
+	require.NoError(t, err)
+	e := &env{t: t, eng: eng, m: m}
+	defer e.close()
+
+	a, err := eng.CreateArtifact(ctx, "examples", "", wasmtest.Module(t, "./internal/wasm/testdata/guest"))
+	require.NoError(t, err)
+	jar := " USING JAR 'eddy-artifact://" + a.ID + "'"
+	for fn, id := range map[string]string{"OrderStatusTracker": "examples.OrderStatusTracker", "Spin": "test.Spin", "Bomb": "test.Bomb",
+		"Panicky": "test.Panic", "Quit": "test.Exit", "Breakout": "test.Escape"} {
+		e.sql("fn-"+strings.ToLower(fn), "CREATE FUNCTION "+fn+" AS '"+id+"'"+jar, v1.Completed)
+	}
+	e.sql("ev", "CREATE TABLE ev (order_id INT NOT NULL, event_type STRING)", v1.Completed)
+	e.sql("probes", "CREATE TABLE probes (k STRING, w STRING)", v1.Completed)
+	e.sql("e1", "INSERT INTO ev VALUES (1, 'PLACED')", v1.Completed)
+	e.sql("p1", "INSERT INTO probes VALUES ('k', '')", v1.Completed)
+	_, err = m.Create(ctx, v1.Statement{Name: "track", Spec: v1.Spec{Statement: "SELECT order_id, status FROM OrderStatusTracker(input => TABLE ev PARTITION BY order_id)"}})
+	require.NoError(t, err)
+	e.await("track", v1.Running)
+
+	for _, tc := range []struct {
+		fn, want string
+		props    map[string]string
+	}{
+		{"Spin", "the function did not return within 300ms, its time limit per call (an endless loop?)", map[string]string{"eddy.wasm.call-timeout": "300 ms"}},
+		{"Bomb", "the function exceeded its memory limit of 64 MiB (fatal error: out of memory)", map[string]string{"eddy.wasm.memory-limit": "64 MiB"}},
+		{"Panicky", "function Panicky panicked: assignment to entry in nil map", nil},
+		{"Quit", "the function module exited with code 3", nil},
+	} {
+		name := "probe-" + strings.ToLower(tc.fn)
+		_, err := m.Create(ctx, v1.Statement{Name: name, Spec: v1.Spec{Statement: "SELECT * FROM " + tc.fn + "(input => TABLE probes PARTITION BY k)", Properties: tc.props}})
+		require.NoError(t, err)
+		st := e.await(name, v1.Failed)
+		require.Contains(t, st.Status.Detail, tc.want, tc.fn)
+		require.Contains(t, st.Status.Detail, "WebAssembly", tc.fn)
+	}
+	// Files, network, environment and clock: every attempt answers an
+	// error or nothing inside the module; nothing reaches the host.
+	_, err = m.Create(ctx, v1.Statement{Name: "escape", Spec: v1.Spec{Statement: "SELECT * FROM Breakout(input => TABLE probes PARTITION BY k)"}})
+	require.NoError(t, err)
+	var out string
+	require.Eventually(t, func() bool {
+		rows, _, err := m.Results("escape", "", 100)
+		require.NoError(t, err)
+		out = fmt.Sprint(rows)
+		return strings.Contains(out, "clock year")
+	}, 20*time.Second, 10*time.Millisecond)
+	for _, want := range []string{"open /etc/passwd:", "open /tmp/eddy-wasm-escape:", "dial tcp 127.0.0.1:22: ", "env HOME: ]", "clock year: 1970]"} {
+		require.Contains(t, out, want)
+	}
+	require.NotContains(t, out, "no error")
+
+	// The healthy statement still runs and processes new rows.
+	require.Equal(t, v1.Running, e.await("track", v1.Running).Status.Phase)
+	e.sql("e2", "INSERT INTO ev VALUES (2, 'PLACED')", v1.Completed)
+	require.Eventually(t, func() bool {
+		rows, _, err := m.Results("track", "", 100)
+		require.NoError(t, err)
+		return strings.Contains(fmt.Sprint(rows), "[2 PENDING]")
+	}, 20*time.Second, 10*time.Millisecond)
 }
