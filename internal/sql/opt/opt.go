@@ -5,7 +5,6 @@ import (
 	"strings"
 
 	"github.com/eddy-sql/eddy/internal/jobgraph"
-	"github.com/eddy-sql/eddy/internal/sql/ast"
 	"github.com/eddy-sql/eddy/internal/sql/plan"
 	"github.com/eddy-sql/eddy/internal/sqlerr"
 )
@@ -64,7 +63,7 @@ func (x *placer) placeSink(s *plan.Sink) error {
 		return nil
 	}
 	sink := s.Spec.Mode
-	if cl.Mode == jobgraph.Append && sink == jobgraph.Upsert && (s.OnConflict == ast.ConflictDoNothing || s.OnConflict == ast.ConflictDoError) &&
+	if cl.Mode == jobgraph.Append && sink == jobgraph.Upsert && (s.OnConflict == plan.ConflictDoNothing || s.OnConflict == plan.ConflictDoError) &&
 		!(len(cl.Key) > 0 && sameColumns(mapKey(cl.Key, s.Target), s.PK)) {
 		// Insert-only rows are upserts for DO DEDUPLICATE; the other
 		// strategies resolve rows that meet at one primary key.
@@ -108,7 +107,7 @@ func (x *placer) placeSink(s *plan.Sink) error {
 		// (or by none): materialize per primary key, as Flink's
 		// SinkUpsertMaterializer does (table.exec.sink.upsert-materialize
 		// AUTO). Flink 2.3 asks for the conflict strategy first.
-		if s.OnConflict == ast.NoConflictClause && s.RequireOnConflict {
+		if s.OnConflict == plan.NoConflictClause && s.RequireOnConflict {
 			upsert := "[]"
 			if len(cl.Key) > 0 {
 				upsert = "[" + keyNames(s.In, cl.Key) + "]"

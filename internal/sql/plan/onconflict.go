@@ -89,3 +89,15 @@ func ConflictStrategy(c ast.OnConflict) jobgraph.ConflictStrategy {
 	}
 	return jobgraph.ConflictDeduplicate
 }
+
+// OnConflict is a sink's ON CONFLICT strategy, as the parser read it; the
+// optimizer reads it through this package (it does not import the AST).
+type OnConflict = ast.OnConflict
+
+// The conflict strategies, for the optimizer.
+const (
+	NoConflictClause      = ast.NoConflictClause
+	ConflictDoNothing     = ast.ConflictDoNothing
+	ConflictDoError       = ast.ConflictDoError
+	ConflictDoDeduplicate = ast.ConflictDoDeduplicate
+)
