@@ -268,6 +268,9 @@ func bindExpr(e ast.Expr, sc *scope) (expr.Expr, error) {
 		if len(n.Name.Parts) == 1 && strings.EqualFold(n.Name.Last().Name, "CURRENT_WATERMARK") {
 			return bindCurrentWatermark(n, sc)
 		}
+		if isSourceWatermark(n) {
+			return nil, sourceWatermarkMisuse(n)
+		}
 		if n.Star || n.Distinct {
 			return nil, errAt(n.Pos(), sqlerr.Unsupported, "Aggregate function %s is not supported yet", n.Name).
 				WithHint("Eddy runs per-row expressions and process table functions; use a PTF with state to aggregate")
