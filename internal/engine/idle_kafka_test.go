@@ -46,8 +46,12 @@ func TestKafkaIdleTimeout(t *testing.T) {
 			v := fmt.Sprintf(`{"u": %q, "ts": "2026-08-01 %s"}`, u, ts)
 			require.NoError(t, cl.ProduceSync(t.Context(), &kgo.Record{Topic: "clicks", Partition: p, Value: []byte(v)}).FirstErr())
 		}
+		// Every partition has a watermark before the window could fire: a
+		// partition that has not produced yet does not hold the watermark
+		// back in Eddy (decision 0030).
 		produce(0, "a", "09:00:01")
 		produce(1, "b", "09:00:02")
+		require.Empty(t, datagenExec(t, e, "SELECT * FROM counts"))
 		produce(0, "c", "09:00:12")
 		// Partition 1's watermark (09:00:02) holds the window [0 s, 10 s) back.
 		before = datagenExec(t, e, "SELECT * FROM counts")
