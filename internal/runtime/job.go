@@ -524,6 +524,7 @@ func (j *Job) newOperator(st *subtask, k int, out *nodeOut) (Operator, error) {
 	switch spec := n.Op.(type) {
 	case *jobgraph.Calc:
 		op := &calcOp{c: spec, out: out}
+		op.bindWatermark()
 		if in, ok := jobgraph.IsSource(n.Inputs[0].From); ok {
 			op.where = "input " + j.graph.Inputs[in].Table
 		}

@@ -216,6 +216,10 @@ func (p *Planner) addWatermark(t *catalog.Table, ct *ast.CreateTable) error {
 		return errAt(w.Column.Pos(), sqlerr.TypeMismatch, "Invalid data type of time field for watermark definition. The field '%s' has type %s, but it must be TIMESTAMP(p) or TIMESTAMP_LTZ(p) with p <= 3", w.Column.Name, ctype).
 			WithHint("declare the column as TIMESTAMP(3)")
 	}
+	if fc, ok := w.Expr.(*ast.FuncCall); ok && isSourceWatermark(fc) && len(fc.Args) == 0 {
+		t.Watermark = &catalog.Watermark{Column: w.Column.Name, Expr: sourceWatermarkText}
+		return nil
+	}
 	x, err := bindExpr(w.Expr, scopeOf(t.Schema(), t.Name))
 	if err != nil {
 		return err
