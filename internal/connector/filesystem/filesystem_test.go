@@ -259,3 +259,25 @@ func TestPartitionPaths(t *testing.T) {
 	require.NoError(t, err)
 	require.Equal(t, "2024-01-31 10:15:00.000", types.Format(ts, types.Timestamp(3)))
 }
+
+// TestPartitionCommitOptions: Flink's partition-commit options (Nexmark
+// q10's) are accepted; an unknown commit policy is refused.
+func TestPartitionCommitOptions(t *testing.T) {
+	tbl := testTable(t, t.TempDir(), "csv", 2)
+	for k, v := range map[string]string{
+		"sink.partition-commit.trigger":              "partition-time",
+		"sink.partition-commit.delay":                "1 min",
+		"sink.partition-commit.policy.kind":          "success-file, metastore",
+		"partition.time-extractor.timestamp-pattern": "$dt $hm:00",
+		"sink.rolling-policy.rollover-interval":      "1min",
+		"sink.rolling-policy.check-interval":         "1min",
+	} {
+		tbl.Options[k] = v
+	}
+	c, err := parse(tbl)
+	require.NoError(t, err)
+	require.Equal(t, time.Minute, c.rollover)
+	tbl.Options["sink.partition-commit.policy.kind"] = "success-file,hive"
+	_, err = parse(tbl)
+	require.ErrorContains(t, err, "unknown policy 'hive'")
+}
