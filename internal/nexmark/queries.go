@@ -33,7 +33,7 @@ var Queries = []Query{
 	{"q11", "User sessions", "bids per bidder session (gap 10 s): the legacy GROUP BY SESSION(...) window with SESSION_START/SESSION_END", ""},
 	{"q12", "Processing time windows", "bids per bidder per 10 s processing-time tumbling window (PROCTIME() in a view)", ""},
 	{"q13", "Bounded side input join", "bids enriched from a CSV file by a processing-time lookup join (FOR SYSTEM_TIME AS OF, legacy 'connector.type' options)",
-		"the filesystem source with Flink's legacy 'connector.type' options and lookup joins FOR SYSTEM_TIME AS OF a processing time (issues 11, 14 item 2)"},
+		"lookup joins: FOR SYSTEM_TIME AS OF a processing time (issue 14 item 2; the side input's legacy 'connector.type' options and its one-file path are read)"},
 	{"q14", "Calculation", "bids in a price range with HOUR-based CASE and a scalar UDF count_char (in Go, registered under the suite's class name)", ""},
 	{"q15", "Bidding statistics report", "per day: COUNT with FILTER, COUNT(DISTINCT) with FILTER over three price ranks", ""},
 	{"q16", "Channel statistics report", "q15 per channel and day, plus MAX of the minute string", ""},

@@ -233,8 +233,9 @@ func (Factory) Create(_ context.Context, t *connector.Table) (string, error) {
 		return "", err
 	}
 	if st, err := os.Stat(c.dir); err == nil {
-		if !st.IsDir() {
-			return "", connector.NewOptionError("path", "'path' = '%s' is a file, not a directory", c.dir)
+		if !st.IsDir() && (len(c.parts) > 0 || !st.Mode().IsRegular()) {
+			return "", connector.NewOptionError("path", "'path' = '%s' is a file, not a directory", c.dir).
+				WithHint("a partitioned table needs a directory; a table of one file is read only")
 		}
 		return "", nil
 	}
@@ -263,6 +264,10 @@ func (Factory) Sink(t *connector.Table, opts connector.SinkOptions) (connector.S
 	c, err := parse(t)
 	if err != nil {
 		return nil, err
+	}
+	if st, err := os.Stat(c.dir); err == nil && !st.IsDir() {
+		return nil, connector.NewOptionError("path", "'path' = '%s' is a file: a filesystem table of one file can be read, not written", c.dir).
+			WithHint("write into a table whose 'path' is a directory")
 	}
 	s := &Sink{cfg: c, overwrite: opts.Overwrite}
 	if opts.Overwrite {

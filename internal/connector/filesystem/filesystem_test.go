@@ -281,3 +281,23 @@ func TestPartitionCommitOptions(t *testing.T) {
 	_, err = parse(tbl)
 	require.ErrorContains(t, err, "unknown policy 'hive'")
 }
+
+// TestSingleFile: 'path' may name one file (Nexmark q13's side input):
+// the table reads it and cannot be written.
+func TestSingleFile(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "side_input.txt")
+	require.NoError(t, os.WriteFile(path, []byte("1,a,x\n2,b,y\n"), 0o644))
+	tbl := testTable(t, path, "csv")
+	_, err := Factory{}.Create(t.Context(), tbl)
+	require.NoError(t, err)
+	c, err := parse(tbl)
+	require.NoError(t, err)
+	files, err := c.listFiles()
+	require.NoError(t, err)
+	require.Len(t, files, 1)
+	require.Equal(t, path, files[0].path)
+	_, err = Factory{}.Sink(tbl, connector.SinkOptions{})
+	require.ErrorContains(t, err, "can be read, not written")
+	_, err = Factory{}.Create(t.Context(), testTable(t, path, "csv", 2))
+	require.ErrorContains(t, err, "is a file, not a directory")
+}
