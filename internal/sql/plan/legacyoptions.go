@@ -3,8 +3,8 @@ package plan
 import (
 	"strings"
 
-	"github.com/eddy-sql/eddy/internal/sqlerr"
 	"github.com/eddy-sql/eddy/internal/sql/ast"
+	"github.com/eddy-sql/eddy/internal/sqlerr"
 )
 
 // legacyOptions rewrites the options of Flink's legacy connector
