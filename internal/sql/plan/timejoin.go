@@ -264,3 +264,15 @@ func lookupJoin(jn *Join, lt, nl int) (*TemporalJoin, error) {
 	}
 	return tj, nil
 }
+
+// checkLookupTable accepts the tables a lookup join can read: bounded
+// filesystem tables (Flink's filesystem lookup source, which loads the
+// file). Others get Flink's error for a processing-time temporal join
+// against a table that is no lookup source.
+func (p *Planner) checkLookupTable(tn *ast.TableName) error {
+	if t, err := p.ResolveTable(tn.Name); err == nil && t.Connector() == "filesystem" {
+		return nil
+	}
+	return errAt(tn.AsOf.Pos(), sqlerr.Unsupported, "Processing-time temporal join is not supported yet.").
+		WithHint("a lookup join (FOR SYSTEM_TIME AS OF a processing time) reads a filesystem table; for another table join FOR SYSTEM_TIME AS OF an event-time attribute (a column with a WATERMARK)")
+}
