@@ -559,6 +559,9 @@ func (j *Job) newOperator(st *subtask, k int, out *nodeOut) (Operator, error) {
 	case *jobgraph.IntervalJoin:
 		return newIntervalJoinOp(spec, oc)
 	case *jobgraph.TemporalJoin:
+		if spec.ProcTime {
+			return newLookupJoinOp(spec, oc)
+		}
 		return newTemporalJoinOp(spec, oc)
 	case *jobgraph.TemporalSort:
 		return newTemporalSortOp(spec, j.endpointSchema(n.Inputs[0].From), oc)

@@ -24,6 +24,9 @@ func (p *Planner) TableFromDDL(ct *ast.CreateTable, query *types.Schema) (*catal
 	for _, o := range ct.Options {
 		t.Options[o.Key.Value] = o.Value.Value
 	}
+	if err := legacyOptions(t.Options, ct); err != nil {
+		return nil, err
+	}
 	if ct.Comment != nil {
 		t.Comment = ct.Comment.Value
 	}
