@@ -245,7 +245,7 @@ func temporalJoin(jn *Join, asOf ast.Expr, lsc *scope, nl int) (*TemporalJoin, e
 
 // lookupJoin is FOR SYSTEM_TIME AS OF a processing time: Flink's lookup
 // join, each left row joined with the rows the right table holds by the
-// equi key, never retracted (decision 0029). The right table is read as a
+// equi key, never retracted (decision 0032). The right table is read as a
 // bounded input and kept in state.
 func lookupJoin(jn *Join, lt, nl int) (*TemporalJoin, error) {
 	if len(jn.LeftKeys) == 0 {
