@@ -34,6 +34,7 @@ func Optimize(b *plan.Bound) (*plan.QueryPlan, error) {
 	if err := x.placeSink(&sink); err != nil {
 		return nil, err
 	}
+	dropAggregateUpdateBefore(&sink)
 	opt := *b
 	opt.Root = &sink
 	job, err := translate(&opt)
