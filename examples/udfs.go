@@ -18,6 +18,11 @@ import (
 //	CREATE FUNCTION Head AS 'examples.Head';             -- scalar, type inference
 //	CREATE FUNCTION SplitWords AS 'examples.SplitWords'; -- table function
 //	CREATE FUNCTION WeightedAvg AS 'examples.WeightedAvg'; -- aggregate, retractable
+//	CREATE FUNCTION count_char AS 'examples.CountChar';  -- scalar, Nexmark's q14
+//
+// The functions of SuiteFunctions are registered under their suites' Java
+// class names as well (CREATE FUNCTION count_char AS
+// 'com.github.nexmark.flink.udf.CountChar').
 
 // Slugify turns a title into a URL slug: lower-case letters and digits
 // joined by '-' (or by the separator of the two-argument form).
@@ -113,15 +118,20 @@ func UserFunctions() map[string]udf.Function {
 		"Head":        Head,
 		"SplitWords":  SplitWords,
 		"WeightedAvg": WeightedAvg,
+		"CountChar":   CountChar,
 	}
 }
 
 // RegisterUserFunctions adds every user-defined function example to r
-// under "examples.<Name>".
+// under "examples.<Name>", and the functions of SuiteFunctions under their
+// class names.
 func RegisterUserFunctions(r *udf.Registry) error {
 	var errs []error
 	for name, f := range UserFunctions() {
 		errs = append(errs, r.Register("examples."+name, f))
+	}
+	for id, f := range SuiteFunctions() {
+		errs = append(errs, r.Register(id, f))
 	}
 	return errors.Join(errs...)
 }

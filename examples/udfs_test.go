@@ -13,11 +13,32 @@ import (
 func TestRegisterUserFunctions(t *testing.T) {
 	r := udf.NewRegistry()
 	require.NoError(t, examples.RegisterUserFunctions(r))
-	require.Equal(t, []string{"examples.Head", "examples.Slugify", "examples.SplitWords", "examples.WeightedAvg"}, r.IDs())
+	require.Equal(t, []string{"com.github.nexmark.flink.udf.CountChar", "examples.CountChar", "examples.Head", "examples.Slugify", "examples.SplitWords", "examples.WeightedAvg"}, r.IDs())
 	for name, f := range examples.UserFunctions() {
 		require.NotEmpty(t, f.Description(), name)
 	}
 	require.ErrorContains(t, examples.RegisterUserFunctions(r), "already registered")
+}
+
+func TestCountChar(t *testing.T) {
+	for _, c := range []struct {
+		args []any
+		want string
+	}{
+		{[]any{"abcabcc", "c"}, "3 : BIGINT NOT NULL"},
+		{[]any{"abc", "cz"}, "1 : BIGINT NOT NULL"},
+		{[]any{"", "c"}, "0 : BIGINT NOT NULL"},
+		{[]any{"ééa", "é"}, "2 : BIGINT NOT NULL"},
+		{[]any{udftest.Typed("STRING", nil), "c"}, "0 : BIGINT NOT NULL"},
+	} {
+		r, err := udftest.Call(examples.CountChar, c.args...)
+		require.NoError(t, err)
+		require.Equal(t, c.want, r.String(), "%v", c.args)
+	}
+	_, err := udftest.Call(examples.CountChar, "abc", "")
+	require.ErrorContains(t, err, "empty")
+	_, err = udftest.Call(examples.CountChar, "abc", udftest.Typed("STRING", nil))
+	require.ErrorContains(t, err, "NULL")
 }
 
 func TestSlugify(t *testing.T) {

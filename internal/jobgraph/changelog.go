@@ -72,7 +72,7 @@ func ChangelogKinds(j *Job) (nodes []Kinds, src []Kinds) {
 		case *Normalize:
 			nodes[k] = Kinds{Insert: true, UpdateBefore: !op.DropUpdateBefore, UpdateAfter: true, Delete: true}
 		case *Aggregate:
-			nodes[k] = Kinds{Insert: true, UpdateBefore: true, UpdateAfter: true, Delete: in.updating()}
+			nodes[k] = Kinds{Insert: true, UpdateBefore: !op.DropUpdateBefore, UpdateAfter: true, Delete: in.updating()}
 		case *Join:
 			if op.Kind == InnerJoin || op.Kind == SemiJoin {
 				nodes[k] = in

@@ -217,6 +217,9 @@ type Aggregate struct {
 	// StateTTL ('table.exec.state.ttl', nanoseconds; 0 = none) expires
 	// groups not updated for that long.
 	StateTTL int64
+	// DropUpdateBefore omits the -U rows ([I,UA], and D when the input
+	// updates): the consumer upserts by the group key.
+	DropUpdateBefore bool
 }
 
 // JoinKind is the kind of a regular join.

@@ -97,6 +97,9 @@ func writeOp(b *strings.Builder, j *Job, n Node) {
 			calls = append(calls, c.String(in(0)))
 		}
 		fmt.Fprintf(b, "GroupAggregate(uid=[%s], groupBy=%v, select=[%s])", n.UID, names(in(0), op.Keys), strings.Join(calls, ", "))
+		if op.DropUpdateBefore {
+			b.WriteString(" DropUpdateBefore")
+		}
 	case *Join:
 		cond := []string{}
 		for i := range op.LeftKeys {

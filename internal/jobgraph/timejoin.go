@@ -80,4 +80,9 @@ type TemporalJoin struct {
 	// a version that fails it is no match.
 	Residual    expr.Expr
 	Left, Right *types.Schema
+	// ProcTime makes it a processing-time temporal join, Flink's lookup
+	// join: each left row joins the right rows of its key when it arrives
+	// (after the bounded right input ended), without retraction; LeftTime
+	// and RightTime are then unused.
+	ProcTime bool
 }

@@ -78,7 +78,11 @@ func Bench(ctx context.Context, query string, o BenchOptions) (*BenchResult, err
 	if err != nil {
 		return nil, err
 	}
-	e, err := engine.Open(ctx, engine.Options{DataDir: filepath.Join(dir, "eddy"), Logger: o.Logger})
+	udfs, err := functions()
+	if err != nil {
+		return nil, err
+	}
+	e, err := engine.Open(ctx, engine.Options{DataDir: filepath.Join(dir, "eddy"), Logger: o.Logger, UDFs: udfs})
 	if err != nil {
 		return nil, err
 	}

@@ -8,9 +8,11 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/eddy-sql/eddy/examples"
 	"github.com/eddy-sql/eddy/internal/cli"
 	"github.com/eddy-sql/eddy/internal/engine"
 	"github.com/eddy-sql/eddy/types"
+	"github.com/eddy-sql/eddy/udf"
 )
 
 // sinkPrefix starts the name of every query's result table.
@@ -140,4 +142,15 @@ func rowKey(vs []types.Value) string {
 		b.WriteByte(0)
 	}
 	return b.String()
+}
+
+// functions returns the user-defined functions the suite's scripts
+// declare (q14's count_char, under its Java class name), as `eddy sql`
+// registers them.
+func functions() (*udf.Registry, error) {
+	r := udf.NewRegistry()
+	if err := examples.RegisterUserFunctions(r); err != nil {
+		return nil, fmt.Errorf("registering the suite's functions: %w", err)
+	}
+	return r, nil
 }

@@ -65,7 +65,11 @@ func Verify(ctx context.Context, query string, c Check) (*Outcome, error) {
 	if err != nil {
 		return nil, err
 	}
-	e, err := engine.Open(ctx, engine.Options{Clock: stillClock{c.Start}})
+	udfs, err := functions()
+	if err != nil {
+		return nil, err
+	}
+	e, err := engine.Open(ctx, engine.Options{Clock: stillClock{c.Start}, UDFs: udfs})
 	if err != nil {
 		return nil, err
 	}

@@ -56,6 +56,8 @@ type aggregateOp struct {
 	// scratch rows reused for every update.
 	reuseOut bool
 	scratch  [2][]types.Value
+	// dropUB omits the -U rows (the consumer upserts by the group key).
+	dropUB bool
 }
 
 // aggGroup is the state of one group key. count == 0 means the group has
@@ -149,6 +151,7 @@ func newAggregateOp(spec *jobgraph.Aggregate, in *types.Schema, oc OpContext) (*
 		wm:      newMinWatermark(1),
 		cache:   map[uint64]*aggGroup{},
 		seed:    maphash.MakeSeed(),
+		dropUB:  spec.DropUpdateBefore,
 	}
 	if op.ttl > 0 && op.clock == nil {
 		return nil, fmt.Errorf("aggregate: state TTL needs a clock")
@@ -226,8 +229,10 @@ func (op *aggregateOp) Process(_ int, row types.Row) error {
 		}
 		return nil
 	}
-	if err := op.out.Emit(types.Row{Kind: types.UpdateBefore, Values: prev}); err != nil {
-		return err
+	if !op.dropUB {
+		if err := op.out.Emit(types.Row{Kind: types.UpdateBefore, Values: prev}); err != nil {
+			return err
+		}
 	}
 	return op.out.Emit(types.Row{Kind: types.UpdateAfter, Values: cur})
 }

@@ -89,6 +89,8 @@ func TestAggregateDataDriven(t *testing.T) {
 					}
 				case "maxkeys":
 					h.max = aggAtoi(t, a.Vals[0])
+				case "dropub":
+					h.spec.DropUpdateBefore = true
 				case "ttl":
 					dur, err := time.ParseDuration(a.Vals[0])
 					require.NoError(t, err)

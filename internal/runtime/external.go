@@ -60,6 +60,10 @@ type mixReader struct {
 	ctx     context.Context
 	cancel  context.CancelFunc
 	wg      sync.WaitGroup
+	// finishedNow is set when an input reached its bounded end, so that
+	// the source sends its final watermark without waiting to be idle
+	// (a lookup join waits for it while the other inputs stream).
+	finishedNow bool
 	// cur is the external record Next returned last.
 	cur    connector.Record
 	curExt *extInput
@@ -282,6 +286,7 @@ func (r *mixReader) pick() (e *extInput, p int32, wait bool) {
 		}
 		if done && x.target != nil && x.bounded && !x.finished && x.boundedEnd() {
 			x.finished = true
+			r.finishedNow = true
 		}
 	}
 	return best, bp, false

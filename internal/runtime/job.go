@@ -524,6 +524,7 @@ func (j *Job) newOperator(st *subtask, k int, out *nodeOut) (Operator, error) {
 	switch spec := n.Op.(type) {
 	case *jobgraph.Calc:
 		op := &calcOp{c: spec, out: out}
+		op.bindWatermark()
 		if in, ok := jobgraph.IsSource(n.Inputs[0].From); ok {
 			op.where = "input " + j.graph.Inputs[in].Table
 		}
@@ -558,6 +559,9 @@ func (j *Job) newOperator(st *subtask, k int, out *nodeOut) (Operator, error) {
 	case *jobgraph.IntervalJoin:
 		return newIntervalJoinOp(spec, oc)
 	case *jobgraph.TemporalJoin:
+		if spec.ProcTime {
+			return newLookupJoinOp(spec, oc)
+		}
 		return newTemporalJoinOp(spec, oc)
 	case *jobgraph.TemporalSort:
 		return newTemporalSortOp(spec, j.endpointSchema(n.Inputs[0].From), oc)

@@ -3,6 +3,7 @@ package runtime
 import (
 	"fmt"
 
+	"github.com/eddy-sql/eddy/internal/expr"
 	"github.com/eddy-sql/eddy/internal/jobgraph"
 	"github.com/eddy-sql/eddy/types"
 )
@@ -14,6 +15,30 @@ type calcOp struct {
 	out Output
 	// where prefixes evaluation errors ("input cat.db.t"), if set.
 	where string
+	// wm is the current watermark CURRENT_WATERMARK reads, nil when the
+	// calc does not call it (then c is the shared spec).
+	wm *expr.WatermarkCell
+}
+
+// bindWatermark gives the calc its own copy of expressions calling
+// CURRENT_WATERMARK, reading the operator's watermark.
+func (o *calcOp) bindWatermark() {
+	has := o.c.Filter != nil && expr.HasWatermark(o.c.Filter)
+	for _, e := range o.c.Project {
+		has = has || expr.HasWatermark(e)
+	}
+	if !has {
+		return
+	}
+	o.wm = &expr.WatermarkCell{WM: MinWatermark}
+	c := &jobgraph.Calc{Filter: expr.BindWatermark(o.c.Filter, o.wm)}
+	if o.c.Project != nil {
+		c.Project = make([]expr.Expr, len(o.c.Project))
+		for i, e := range o.c.Project {
+			c.Project[i] = expr.BindWatermark(e, o.wm)
+		}
+	}
+	o.c = c
 }
 
 func (o *calcOp) Process(_ int, row types.Row) error {
@@ -27,8 +52,13 @@ func (o *calcOp) Process(_ int, row types.Row) error {
 	return o.out.Emit(r)
 }
 
-func (o *calcOp) Watermark(_ int, wm int64) error { return o.out.Watermark(wm) }
-func (o *calcOp) Flush() error                    { return nil }
+func (o *calcOp) Watermark(_ int, wm int64) error {
+	if o.wm != nil {
+		o.wm.WM = wm
+	}
+	return o.out.Watermark(wm)
+}
+func (o *calcOp) Flush() error { return nil }
 
 // unionOp passes the rows of all its inputs on (UNION ALL) and the
 // minimum of their watermarks.

@@ -208,6 +208,12 @@ func (s *source) run(ctx context.Context) error {
 			if err := s.generatedRead(ctx, rec); err != nil {
 				return err
 			}
+			if s.mix != nil && s.mix.finishedNow {
+				s.mix.finishedNow = false
+				if err := s.closeFinished(ctx); err != nil {
+					return err
+				}
+			}
 			if s.job.opts.CheckpointRecords > 0 && s.sinceCP >= s.job.opts.CheckpointRecords {
 				if err := s.barrier(ctx, s.job.newBarrier()); err != nil {
 					return err

@@ -30,6 +30,20 @@ var Options = []connector.Option{
 	{Key: "sink.rolling-policy.file-size", Type: connector.TypeMemorySize, Default: "128 mb", Doc: "A part file is finished when it reaches this size. Every checkpoint also finishes the open part files, which makes them visible."},
 	{Key: "sink.rolling-policy.rollover-interval", Type: connector.TypeDuration, Default: "30 min", Doc: "A part file is finished when it has been open this long (checked at each write); checkpoints finish them more often."},
 	{Key: "sink.rolling-policy.check-interval", Type: connector.TypeDuration, Default: "1 min", Doc: "Accepted for Flink compatibility: Eddy checks the rollover interval at each write."},
+	// Partition commit (Flink's): accepted with Flink's values so that
+	// Flink scripts run (Nexmark's q10), but Eddy does not track when a
+	// partition is complete: a part file becomes visible when the
+	// checkpoint that finished it commits, and no commit policy runs.
+	{Key: "sink.partition-commit.trigger", Type: connector.TypeEnum, Default: "process-time", Values: []string{"process-time", "partition-time"}, Doc: "Accepted for Flink compatibility and without effect: Eddy runs no partition commit policy."},
+	{Key: "sink.partition-commit.delay", Type: connector.TypeDuration, Default: "0 s", Doc: "Accepted for Flink compatibility and without effect (see 'sink.partition-commit.trigger')."},
+	{Key: "sink.partition-commit.watermark-time-zone", Type: connector.TypeString, Default: "UTC", Doc: "Accepted for Flink compatibility and without effect (see 'sink.partition-commit.trigger')."},
+	{Key: "sink.partition-commit.policy.kind", Type: connector.TypeString, Doc: "Accepted for Flink compatibility and without effect: a comma-separated list of metastore, success-file and custom; Eddy writes no _SUCCESS file."},
+	{Key: "sink.partition-commit.policy.class", Type: connector.TypeString, Doc: "Accepted for Flink compatibility and without effect (see 'sink.partition-commit.policy.kind')."},
+	{Key: "sink.partition-commit.success-file.name", Type: connector.TypeString, Default: "_SUCCESS", Doc: "Accepted for Flink compatibility and without effect (see 'sink.partition-commit.policy.kind')."},
+	{Key: "partition.time-extractor.kind", Type: connector.TypeEnum, Default: "default", Values: []string{"default", "custom"}, Doc: "Accepted for Flink compatibility and without effect: partition times serve only the partition-time commit trigger."},
+	{Key: "partition.time-extractor.class", Type: connector.TypeString, Doc: "Accepted for Flink compatibility and without effect (see 'partition.time-extractor.kind')."},
+	{Key: "partition.time-extractor.timestamp-pattern", Type: connector.TypeString, Doc: "Accepted for Flink compatibility and without effect (see 'partition.time-extractor.kind'); a pattern such as '$dt $hm:00'."},
+	{Key: "partition.time-extractor.timestamp-formatter", Type: connector.TypeString, Default: "yyyy-MM-dd HH:mm:ss", Doc: "Accepted for Flink compatibility and without effect (see 'partition.time-extractor.kind')."},
 	{Key: "sink.shuffle-by-partition.enable", Type: connector.TypeBoolean, Default: "false", Doc: "Accepted for Flink compatibility: Eddy writes from one writer."},
 	{Key: "sink.parallelism", Type: connector.TypeInteger, Doc: "Accepted for Flink compatibility and ignored."},
 	{Key: "error-handling.mode", Type: connector.TypeEnum, Default: "fail", Values: []string{"fail", "ignore", "log"}, Doc: "What a record that does not decode does: fail the statement, be skipped, or be logged into the dead-letter table."},
@@ -100,6 +114,16 @@ func parse(t *connector.Table) (*config, error) {
 	if v := o["sink.rolling-policy.rollover-interval"]; v != "" {
 		if c.rollover, err = connector.ParseDuration("sink.rolling-policy.rollover-interval", v); err != nil {
 			return nil, err
+		}
+	}
+	if v := o["sink.partition-commit.policy.kind"]; v != "" {
+		for _, kind := range strings.Split(v, ",") {
+			switch strings.ToLower(strings.TrimSpace(kind)) {
+			case "metastore", "success-file", "custom":
+			default:
+				return nil, connector.NewOptionError("sink.partition-commit.policy.kind", "'sink.partition-commit.policy.kind' = '%s' is not valid: unknown policy '%s'", v, strings.TrimSpace(kind)).
+					WithHint("use a comma-separated list of metastore, success-file and custom")
+			}
 		}
 	}
 	if v := o["error-handling.mode"]; v != "" {
@@ -209,8 +233,9 @@ func (Factory) Create(_ context.Context, t *connector.Table) (string, error) {
 		return "", err
 	}
 	if st, err := os.Stat(c.dir); err == nil {
-		if !st.IsDir() {
-			return "", connector.NewOptionError("path", "'path' = '%s' is a file, not a directory", c.dir)
+		if !st.IsDir() && (len(c.parts) > 0 || !st.Mode().IsRegular()) {
+			return "", connector.NewOptionError("path", "'path' = '%s' is a file, not a directory", c.dir).
+				WithHint("a partitioned table needs a directory; a table of one file is read only")
 		}
 		return "", nil
 	}
@@ -239,6 +264,10 @@ func (Factory) Sink(t *connector.Table, opts connector.SinkOptions) (connector.S
 	c, err := parse(t)
 	if err != nil {
 		return nil, err
+	}
+	if st, err := os.Stat(c.dir); err == nil && !st.IsDir() {
+		return nil, connector.NewOptionError("path", "'path' = '%s' is a file: a filesystem table of one file can be read, not written", c.dir).
+			WithHint("write into a table whose 'path' is a directory")
 	}
 	s := &Sink{cfg: c, overwrite: opts.Overwrite}
 	if opts.Overwrite {

@@ -259,3 +259,45 @@ func TestPartitionPaths(t *testing.T) {
 	require.NoError(t, err)
 	require.Equal(t, "2024-01-31 10:15:00.000", types.Format(ts, types.Timestamp(3)))
 }
+
+// TestPartitionCommitOptions: Flink's partition-commit options (Nexmark
+// q10's) are accepted; an unknown commit policy is refused.
+func TestPartitionCommitOptions(t *testing.T) {
+	tbl := testTable(t, t.TempDir(), "csv", 2)
+	for k, v := range map[string]string{
+		"sink.partition-commit.trigger":              "partition-time",
+		"sink.partition-commit.delay":                "1 min",
+		"sink.partition-commit.policy.kind":          "success-file, metastore",
+		"partition.time-extractor.timestamp-pattern": "$dt $hm:00",
+		"sink.rolling-policy.rollover-interval":      "1min",
+		"sink.rolling-policy.check-interval":         "1min",
+	} {
+		tbl.Options[k] = v
+	}
+	c, err := parse(tbl)
+	require.NoError(t, err)
+	require.Equal(t, time.Minute, c.rollover)
+	tbl.Options["sink.partition-commit.policy.kind"] = "success-file,hive"
+	_, err = parse(tbl)
+	require.ErrorContains(t, err, "unknown policy 'hive'")
+}
+
+// TestSingleFile: 'path' may name one file (Nexmark q13's side input):
+// the table reads it and cannot be written.
+func TestSingleFile(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "side_input.txt")
+	require.NoError(t, os.WriteFile(path, []byte("1,a,x\n2,b,y\n"), 0o644))
+	tbl := testTable(t, path, "csv")
+	_, err := Factory{}.Create(t.Context(), tbl)
+	require.NoError(t, err)
+	c, err := parse(tbl)
+	require.NoError(t, err)
+	files, err := c.listFiles()
+	require.NoError(t, err)
+	require.Len(t, files, 1)
+	require.Equal(t, path, files[0].path)
+	_, err = Factory{}.Sink(tbl, connector.SinkOptions{})
+	require.ErrorContains(t, err, "can be read, not written")
+	_, err = Factory{}.Create(t.Context(), testTable(t, path, "csv", 2))
+	require.ErrorContains(t, err, "is a file, not a directory")
+}

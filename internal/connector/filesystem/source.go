@@ -80,6 +80,11 @@ func hidden(name string) bool { return strings.HasPrefix(name, ".") || strings.H
 func (c *config) listFiles() ([]*file, error) {
 	var out []*file
 	depth := len(c.parts)
+	if st, err := os.Stat(c.dir); err == nil && st.Mode().IsRegular() && depth == 0 {
+		// 'path' names one file (as Flink allows): the table is that file.
+		rel := filepath.Base(c.dir)
+		return []*file{{path: c.dir, rel: rel, id: fileID(rel)}}, nil
+	}
 	err := filepath.WalkDir(c.dir, func(p string, d fs.DirEntry, err error) error {
 		if err != nil {
 			if p == c.dir && errors.Is(err, fs.ErrNotExist) {

@@ -39,6 +39,7 @@ func Optimize(b *plan.Bound) (*plan.QueryPlan, error) {
 			return nil, err
 		}
 	}
+	dropAggregateUpdateBefore(&sink)
 	opt := *b
 	opt.Root = &sink
 	job, err := translate(&opt)

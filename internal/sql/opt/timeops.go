@@ -201,7 +201,7 @@ func (t *translator) translateTime(r plan.Rel, ins []int) (int, bool, error) {
 		return t.addNode(jobgraph.Node{UID: n.UID, Inputs: []jobgraph.Edge{hashEdge(ins[0], n.LeftKeys), hashEdge(ins[1], n.RightKeys)}, Op: op, Out: out}), true, nil
 	case *plan.TemporalJoin:
 		op := &jobgraph.TemporalJoin{Kind: n.Kind, LeftKeys: n.LeftKeys, RightKeys: n.RightKeys, LeftTime: n.LeftTime, RightTime: n.RightTime,
-			Residual: n.Residual, Left: plan.SchemaOf(n.Left), Right: plan.SchemaOf(n.Right)}
+			Residual: n.Residual, Left: plan.SchemaOf(n.Left), Right: plan.SchemaOf(n.Right), ProcTime: n.ProcTime}
 		return t.addNode(jobgraph.Node{UID: n.UID, Inputs: []jobgraph.Edge{hashEdge(ins[0], n.LeftKeys), hashEdge(ins[1], n.RightKeys)}, Op: op, Out: out}), true, nil
 	}
 	return 0, false, nil

@@ -47,7 +47,7 @@ func inferTraits(s *plan.Sink) map[plan.Rel]Traits {
 		case *plan.Calc, *plan.Limit, *plan.Correlate, *plan.WindowTVF:
 			k = in[0]
 		case *plan.Aggregate:
-			k = jobgraph.Kinds{Insert: true, UpdateBefore: true, UpdateAfter: true, Delete: updating(in[0])}
+			k = jobgraph.Kinds{Insert: true, UpdateBefore: !n.DropUpdateBefore, UpdateAfter: true, Delete: updating(in[0])}
 		case *plan.Join:
 			if n.Kind == jobgraph.InnerJoin || n.Kind == jobgraph.SemiJoin {
 				k = union(in...)

@@ -266,6 +266,12 @@ func bindExpr(e ast.Expr, sc *scope) (expr.Expr, error) {
 		if u, ok := n.Resolved.(*userFunc); ok && u.fn.Kind() == udf.ScalarKind {
 			return bindUserScalar(n, u, sc)
 		}
+		if len(n.Name.Parts) == 1 && strings.EqualFold(n.Name.Last().Name, "CURRENT_WATERMARK") {
+			return bindCurrentWatermark(n, sc)
+		}
+		if isSourceWatermark(n) {
+			return nil, sourceWatermarkMisuse(n)
+		}
 		if n.Star || n.Distinct {
 			return nil, errAt(n.Pos(), sqlerr.Unsupported, "Aggregate function %s is not supported yet", n.Name).
 				WithHint("Eddy runs per-row expressions and process table functions; use a PTF with state to aggregate")

@@ -24,6 +24,9 @@ func (p *Planner) TableFromDDL(ct *ast.CreateTable, query *types.Schema) (*catal
 	for _, o := range ct.Options {
 		t.Options[o.Key.Value] = o.Value.Value
 	}
+	if err := legacyOptions(t.Options, ct); err != nil {
+		return nil, err
+	}
 	if ct.Comment != nil {
 		t.Comment = ct.Comment.Value
 	}
@@ -215,6 +218,10 @@ func (p *Planner) addWatermark(t *catalog.Table, ct *ast.CreateTable) error {
 	if !ctype.IsTimestamp() || ctype.Precision > 3 {
 		return errAt(w.Column.Pos(), sqlerr.TypeMismatch, "Invalid data type of time field for watermark definition. The field '%s' has type %s, but it must be TIMESTAMP(p) or TIMESTAMP_LTZ(p) with p <= 3", w.Column.Name, ctype).
 			WithHint("declare the column as TIMESTAMP(3)")
+	}
+	if fc, ok := w.Expr.(*ast.FuncCall); ok && isSourceWatermark(fc) && len(fc.Args) == 0 {
+		t.Watermark = &catalog.Watermark{Column: w.Column.Name, Expr: sourceWatermarkText}
+		return nil
 	}
 	x, err := bindExpr(w.Expr, scopeOf(t.Schema(), t.Name))
 	if err != nil {

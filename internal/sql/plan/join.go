@@ -173,6 +173,11 @@ func (p *Planner) planJoin(j *ast.Join, st *stmt, where []ast.Expr) (*frag, []as
 		if err != nil {
 			return nil, nil, err
 		}
+		if tj.ProcTime {
+			if err := p.checkLookupTable(tn); err != nil {
+				return nil, nil, err
+			}
+		}
 		f.rel = tj
 	} else if f.rel == Rel(jn) {
 		if ij := intervalJoin(jn, len(l.sc.cols)); ij != nil {

@@ -52,6 +52,9 @@ type Aggregate struct {
 	Calls []jobgraph.AggCall
 	// StateTTL expires groups not updated for that long (nanoseconds).
 	StateTTL int64
+	// DropUpdateBefore omits the -U rows: the only consumer is an upsert
+	// sink keyed by the group key (Flink's generateUpdateBefore = false).
+	DropUpdateBefore bool
 	// UID names the operator's state (agg/N, numbered in binding order).
 	UID  string
 	Cols []Column

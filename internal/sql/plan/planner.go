@@ -281,6 +281,9 @@ func watermarkExpr(t *catalog.Table) (expr.Expr, error) {
 	if err != nil {
 		return nil, fmt.Errorf("parsing watermark of %s: %w", t.Name, err)
 	}
+	if isSourceWatermark(e) {
+		e = sourceWatermarkOf(t.Watermark.Column)
+	}
 	return bindExpr(e, scopeOf(t.Schema(), t.Name))
 }
 

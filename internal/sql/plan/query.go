@@ -187,6 +187,7 @@ func (p *Planner) planSelect(s *ast.Select, st *stmt) (*frag, error) {
 		return nil, err
 	}
 	var calc Calc
+	withTimes(f)
 	if where != nil {
 		w, err := bindExpr(where, f.sc)
 		if err != nil {
@@ -230,6 +231,7 @@ func (p *Planner) planSelect(s *ast.Select, st *stmt) (*frag, error) {
 		}
 	}
 	calc.Pos = s.Pos()
+	withTimes(f)
 	proj, orderExtras, err := p.withOrderColumns(qs, f)
 	if err != nil {
 		return nil, err

@@ -39,6 +39,9 @@ type scope struct {
 	// correlated subquery's own relation: a name both it and the outer
 	// query have resolves to the subquery's, as SQL scoping says.
 	inner int
+	// times are the time kinds of the relation's columns, by position, when
+	// known (CURRENT_WATERMARK needs a rowtime attribute); see withTimes.
+	times []TimeKind
 }
 
 func scopeOf(s *types.Schema, qualifier string) *scope {

@@ -205,8 +205,7 @@ func temporalJoin(jn *Join, asOf ast.Expr, lsc *scope, nl int) (*TemporalJoin, e
 			WithHint("write FOR SYSTEM_TIME AS OF a rowtime column of the left table, such as o.order_time")
 	}
 	if lcols[lt].Time == ProcTime {
-		return nil, errAt(asOf.Pos(), sqlerr.Unsupported, "Processing-time temporal join is not supported yet.").
-			WithHint("join FOR SYSTEM_TIME AS OF an event-time attribute (a column with a WATERMARK)")
+		return lookupJoin(jn, lt, nl)
 	}
 	cl := ChangelogOf(jn.Right)
 	if len(cl.Key) == 0 {
@@ -242,4 +241,38 @@ func temporalJoin(jn *Join, asOf ast.Expr, lsc *scope, nl int) (*TemporalJoin, e
 		tj.Cols[i].Time = lcols[i].Time
 	}
 	return tj, nil
+}
+
+// lookupJoin is FOR SYSTEM_TIME AS OF a processing time: Flink's lookup
+// join, each left row joined with the rows the right table holds by the
+// equi key, never retracted (decision 0032). The right table is read as a
+// bounded input and kept in state.
+func lookupJoin(jn *Join, lt, nl int) (*TemporalJoin, error) {
+	if len(jn.LeftKeys) == 0 {
+		return nil, errAt(jn.Pos, sqlerr.Unsupported, "Temporal table join requires an equality condition on fields of the lookup table.").
+			WithHint("join ON an equality between a left expression and a column of the lookup table")
+	}
+	tj := &TemporalJoin{Left: jn.Left, Right: jn.Right, Kind: jn.Kind, LeftKeys: jn.LeftKeys, RightKeys: jn.RightKeys,
+		LeftTime: lt, RightTime: -1, Residual: jn.Residual, ProcTime: true, UID: jn.UID, Pos: jn.Pos}
+	lcols := jn.Left.Columns()
+	tj.Cols = slices.Clone(jn.Cols)
+	for i := range nl {
+		tj.Cols[i].Time = lcols[i].Time
+	}
+	for i := nl; i < len(tj.Cols); i++ {
+		tj.Cols[i].Time = NotTime
+	}
+	return tj, nil
+}
+
+// checkLookupTable accepts the tables a lookup join can read: bounded
+// filesystem tables (Flink's filesystem lookup source, which loads the
+// file). Others get Flink's error for a processing-time temporal join
+// against a table that is no lookup source.
+func (p *Planner) checkLookupTable(tn *ast.TableName) error {
+	if t, err := p.ResolveTable(tn.Name); err == nil && t.Connector() == "filesystem" {
+		return nil
+	}
+	return errAt(tn.AsOf.Pos(), sqlerr.Unsupported, "Processing-time temporal join is not supported yet.").
+		WithHint("a lookup join (FOR SYSTEM_TIME AS OF a processing time) reads a filesystem table; for another table join FOR SYSTEM_TIME AS OF an event-time attribute (a column with a WATERMARK)")
 }

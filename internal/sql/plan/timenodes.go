@@ -98,9 +98,12 @@ type TemporalJoin struct {
 	LeftKeys, RightKeys []int
 	LeftTime, RightTime int
 	Residual            expr.Expr
-	UID                 string
-	Cols                []Column
-	Pos                 sqlerr.Pos
+	// ProcTime: FOR SYSTEM_TIME AS OF a processing time, a lookup join
+	// (LeftTime and RightTime unused).
+	ProcTime bool
+	UID      string
+	Cols     []Column
+	Pos      sqlerr.Pos
 }
 
 // TemporalSort is ORDER BY a time attribute ascending, then other keys.

@@ -1,0 +1,89 @@
+package engine_test
+
+import (
+	"fmt"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/eddy-sql/eddy/internal/devkafka"
+	"github.com/eddy-sql/eddy/internal/engine"
+	"github.com/stretchr/testify/require"
+	"github.com/twmb/franz-go/pkg/kgo"
+)
+
+// TestKafkaIdleTimeout: with SET 'table.exec.source.idle-timeout', a
+// partition of a Kafka table without records for that long (on the
+// engine's clock) stops holding the watermark back, so a window over the
+// other partition fires in a continuous job; without it the quiet
+// partition stalls the window (reference §7.3).
+func TestKafkaIdleTimeout(t *testing.T) {
+	run := func(t *testing.T, idle string) (before, after [][]string) {
+		kc, err := devkafka.Start(t.Context(), devkafka.Options{})
+		require.NoError(t, err)
+		t.Cleanup(func() { kc.Close() })
+		clock := &datagenClock{t: datagenStart}
+		e, err := engine.Open(t.Context(), engine.Options{DataDir: t.TempDir(), Clock: clock})
+		require.NoError(t, err)
+		t.Cleanup(func() { _ = e.Close() })
+		var stmts []string
+		if idle != "" {
+			stmts = append(stmts, fmt.Sprintf("SET 'table.exec.source.idle-timeout' = '%s'", idle))
+		}
+		stmts = append(stmts,
+			"SET 'execution.checkpointing.interval' = '20 ms'",
+			`CREATE TABLE clicks (u STRING, ts TIMESTAMP(3), WATERMARK FOR ts AS ts) DISTRIBUTED INTO 2 BUCKETS WITH (
+			  'connector' = 'kafka', 'topic' = 'clicks', 'properties.bootstrap.servers' = '`+kc.Bootstrap()+`',
+			  'scan.startup.mode' = 'earliest-offset', 'value.format' = 'json')`,
+			"CREATE TABLE counts (ws TIMESTAMP(3), n BIGINT)",
+			`INSERT INTO counts SELECT window_start, COUNT(*) FROM TABLE(TUMBLE(TABLE clicks, DESCRIPTOR(ts), INTERVAL '10' SECOND))
+			  GROUP BY window_start, window_end`)
+		datagenExec(t, e, stmts...)
+		cl, err := kgo.NewClient(kgo.SeedBrokers(kc.Bootstrap()), kgo.RecordPartitioner(kgo.ManualPartitioner()))
+		require.NoError(t, err)
+		t.Cleanup(cl.Close)
+		produce := func(p int32, u, ts string) {
+			v := fmt.Sprintf(`{"u": %q, "ts": "2026-08-01 %s"}`, u, ts)
+			require.NoError(t, cl.ProduceSync(t.Context(), &kgo.Record{Topic: "clicks", Partition: p, Value: []byte(v)}).FirstErr())
+		}
+		// Every partition has a watermark before the window could fire: a
+		// partition that has not produced yet does not hold the watermark
+		// back in Eddy (decision 0030).
+		produce(0, "a", "09:00:01")
+		produce(1, "b", "09:00:02")
+		require.Empty(t, datagenExec(t, e, "SELECT * FROM counts"))
+		produce(0, "c", "09:00:12")
+		// Partition 1's watermark (09:00:02) holds the window [0 s, 10 s) back.
+		before = datagenExec(t, e, "SELECT * FROM counts")
+		// Both partitions are quiet for 6 s; then partition 0 produces
+		// again, and only partition 1 is idle.
+		clock.advance(6 * time.Second)
+		produce(0, "d", "09:00:13")
+		deadline := time.Now().Add(10 * time.Second)
+		for {
+			after = datagenExec(t, e, "SELECT * FROM counts")
+			if len(after) > 0 || idle == "" || time.Now().After(deadline) {
+				return before, after
+			}
+			time.Sleep(20 * time.Millisecond)
+		}
+	}
+	t.Run("idle-timeout", func(t *testing.T) {
+		before, after := run(t, "5 s")
+		require.Empty(t, before, "no partition is idle yet")
+		require.Equal(t, "[2026-08-01 09:00:00.000 2]", rowsString(after), "partition 1 is idle: the watermark is partition 0's, 09:00:13")
+	})
+	t.Run("no-timeout", func(t *testing.T) {
+		before, after := run(t, "")
+		require.Empty(t, before)
+		require.Empty(t, after, "the quiet partition holds the watermark at 09:00:02")
+	})
+}
+
+func rowsString(rows [][]string) string {
+	var b []string
+	for _, r := range rows {
+		b = append(b, fmt.Sprint(r))
+	}
+	return strings.Join(b, "\n")
+}
