@@ -80,6 +80,9 @@ type Materialize struct {
 	// (NOTHING), or fail (ERROR). Table names the sink for the error.
 	Conflict ConflictStrategy
 	Table    string
+	// StateTTL ('table.exec.state.ttl', nanoseconds; 0 = none) forgets a
+	// key not written for that long.
+	StateTTL int64
 }
 
 // ConflictStrategy is the ON CONFLICT strategy of a Materialize.

@@ -88,6 +88,9 @@ type Rank struct {
 	// DropUpdateBefore omits the -U rows (a consumer that upserts by the
 	// output's key).
 	DropUpdateBefore bool
+	// StateTTL ('table.exec.state.ttl', nanoseconds; 0 = none) forgets a
+	// row of a partition not written for that long.
+	StateTTL int64
 }
 
 // Deduplicate keeps the first or the last row per key, ordered by a time
@@ -117,6 +120,9 @@ type Deduplicate struct {
 	// TimeColumn is the rowtime column; -1 for proctime (the clock).
 	TimeColumn       int
 	DropUpdateBefore bool
+	// StateTTL ('table.exec.state.ttl', nanoseconds; 0 = none) forgets a
+	// key not written for that long.
+	StateTTL int64
 }
 
 // ProcTime reports whether the deduplication orders by processing time.

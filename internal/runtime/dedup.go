@@ -1,6 +1,7 @@
 package runtime
 
 import (
+	"encoding/binary"
 	"fmt"
 
 	"github.com/eddy-sql/eddy/internal/jobgraph"
@@ -17,6 +18,12 @@ import (
 // row (keep last), its pending first row (rowtime keep first), and whether
 // its first row was emitted (keep first). Rowtime keep first also keeps a
 // due index of the keys with a pending row, by the row's time.
+//
+// State TTL ('table.exec.state.ttl'): a key not written for the TTL is
+// forgotten when it is next read, as if it had never been seen (Flink's
+// deduplicate functions keep their state under the TTL): keep first
+// emits the key's next row again, keep last emits it as +I. The time of
+// the last write follows the state only with a TTL.
 type dedupOp struct {
 	spec  *jobgraph.Deduplicate
 	oc    OpContext
@@ -29,6 +36,8 @@ type dedupOp struct {
 	keyBuf  []byte
 	wmBuf   []byte
 	slab    valueSlab
+	clock   Clock
+	ttl     int64
 }
 
 // dedupState is the state of one key.
@@ -38,6 +47,9 @@ type dedupState struct {
 	row []types.Value
 	// done is set once the key's first row was emitted (keep first).
 	done bool
+	// stamp is the processing time of the last write (state TTL); 0
+	// without a TTL or for state written before one was set.
+	stamp int64
 }
 
 type dedupCodec struct{}
@@ -52,7 +64,13 @@ func (dedupCodec) encode(dst []byte, s *dedupState) []byte {
 	if s.row != nil {
 		flags |= 2
 	}
+	if s.stamp != 0 {
+		flags |= 4
+	}
 	dst = append(dst, flags)
+	if s.stamp != 0 {
+		dst = binary.AppendVarint(dst, s.stamp)
+	}
 	if s.row != nil {
 		dst = types.AppendRow(dst, types.Row{Values: s.row})
 	}
@@ -60,12 +78,20 @@ func (dedupCodec) encode(dst []byte, s *dedupState) []byte {
 }
 
 func (dedupCodec) decode(b []byte, s *dedupState) error {
-	if len(b) == 0 || b[0] > 3 {
+	if len(b) == 0 || b[0] > 7 {
 		return fmt.Errorf("malformed deduplicate state")
 	}
 	s.done = b[0]&1 != 0
+	rest := b[1:]
+	if b[0]&4 != 0 {
+		stamp, n := binary.Varint(rest)
+		if n <= 0 {
+			return fmt.Errorf("malformed deduplicate state")
+		}
+		s.stamp, rest = stamp, rest[n:]
+	}
 	if b[0]&2 != 0 {
-		r, err := types.DecodeRow(b[1:])
+		r, err := types.DecodeRow(rest)
 		if err != nil {
 			return err
 		}
@@ -83,7 +109,11 @@ func newDedupOp(spec *jobgraph.Deduplicate, in *types.Schema, oc OpContext) (*de
 			return nil, err
 		}
 	}
-	op := &dedupOp{spec: spec, oc: oc, out: oc.Out, cache: newKeyedCache[dedupState](oc, "row", dedupCodec{})}
+	op := &dedupOp{spec: spec, oc: oc, out: oc.Out, cache: newKeyedCache[dedupState](oc, "row", dedupCodec{}),
+		clock: oc.Clock, ttl: max(spec.StateTTL, 0)}
+	if op.ttl > 0 && op.clock == nil {
+		return nil, fmt.Errorf("deduplicate: state TTL needs a clock")
+	}
 	var err error
 	if op.wm, err = loadWatermarks(oc, 1); err != nil {
 		return nil, fmt.Errorf("deduplicate: %w", err)
@@ -124,13 +154,20 @@ func (op *dedupOp) Process(_ int, row types.Row) error {
 		return fmt.Errorf("deduplicate: %w", err)
 	}
 	s := &e.v
+	var now int64
+	if op.ttl > 0 {
+		now = op.clock.Now().UnixNano()
+		if s.stamp != 0 && now-s.stamp >= op.ttl {
+			*s = dedupState{} // expired: as if the key had never been seen
+		}
+	}
 	switch {
 	case !op.spec.KeepLast && op.spec.ProcTime():
 		if s.done {
 			return nil
 		}
 		s.done = true
-		op.cache.mark(e)
+		op.write(e, now)
 		return op.out.Emit(row)
 	case !op.spec.KeepLast: // rowtime keep first: the earliest row waits for the watermark
 		if s.done {
@@ -142,13 +179,13 @@ func (op *dedupOp) Process(_ int, row types.Row) error {
 			}
 		}
 		s.row = row.Values
-		op.cache.mark(e)
+		op.write(e, now)
 		op.due.set(e.key, op.slab.clone(op.keyVals), t)
 		return nil
 	case op.spec.ProcTime(): // keep last
 		prev := s.row
 		s.row = row.Values
-		op.cache.mark(e)
+		op.write(e, now)
 		if prev == nil {
 			return op.out.Emit(types.Row{Kind: types.Insert, Values: row.Values})
 		}
@@ -164,12 +201,20 @@ func (op *dedupOp) Process(_ int, row types.Row) error {
 			}
 		}
 		s.row = row.Values
-		op.cache.mark(e)
+		op.write(e, now)
 		if prev == nil {
 			return op.out.Emit(types.Row{Kind: types.Insert, Values: row.Values})
 		}
 		return op.update(prev, row.Values)
 	}
+}
+
+// write marks e written at now: its state TTL starts again.
+func (op *dedupOp) write(e *cached[dedupState], now int64) {
+	if op.ttl > 0 {
+		e.v.stamp = now
+	}
+	op.cache.mark(e)
 }
 
 // update emits -U prev (unless dropped) and +U cur.

@@ -21,6 +21,12 @@ import (
 // update (-U then +U of one upstream key, which upstream operators emit
 // together) takes the place of the row it replaces, so that it is not
 // seen as a conflict.
+//
+// State TTL ('table.exec.state.ttl'): a key not written for the TTL is
+// forgotten when its next row comes, as if it had never been seen (Flink
+// keeps the materializer's rows under the TTL): the row is emitted as +I
+// and a retraction of a forgotten row is ignored. With a TTL the key's
+// state ends with an empty entry and the time of its last write.
 type materializeOp struct {
 	spec    *jobgraph.Materialize
 	key     []int
@@ -35,7 +41,9 @@ type materializeOp struct {
 	fresh   freshness
 	sortBuf []dirtyKey[string]
 	// last is the entry of the last row (DO NOTHING, DO ERROR).
-	last *matEntry
+	last  *matEntry
+	clock Clock
+	ttl   int64
 }
 
 type matEntry struct {
@@ -48,10 +56,17 @@ type matEntry struct {
 	// pendingShown is set when the removed row was the one shown.
 	pendingShown bool
 	pendingRow   []types.Value
+	// stamp is the processing time of the last write (state TTL); 0
+	// without a TTL or for state written before one was set.
+	stamp int64
 }
 
 func newMaterializeOp(spec *jobgraph.Materialize, oc OpContext) *materializeOp {
-	return &materializeOp{spec: spec, key: spec.Key, ns: oc.NS, kv: oc.KV, out: oc.Out, maxKeys: oc.MaxKeys, cache: map[string]*matEntry{}}
+	o := &materializeOp{spec: spec, key: spec.Key, ns: oc.NS, kv: oc.KV, out: oc.Out, maxKeys: oc.MaxKeys, cache: map[string]*matEntry{}}
+	if oc.Clock != nil {
+		o.clock, o.ttl = oc.Clock, max(spec.StateTTL, 0)
+	}
+	return o
 }
 
 func (o *materializeOp) entry(row types.Row) (string, *matEntry, error) {
@@ -78,6 +93,14 @@ func (o *materializeOp) entry(row types.Row) (string, *matEntry, error) {
 		if w <= 0 || int(n) > len(b)-w {
 			return "", nil, fmt.Errorf("decoding upsert materializer state: bad length")
 		}
+		if n == 0 { // the time of the last write (state TTL)
+			stamp, sw := binary.Varint(b[w:])
+			if sw <= 0 || w+sw != len(b) {
+				return "", nil, fmt.Errorf("decoding upsert materializer state: bad time")
+			}
+			e.stamp = stamp
+			break
+		}
 		r, err := types.DecodeRow(b[w : w+int(n)])
 		if err != nil {
 			return "", nil, fmt.Errorf("decoding upsert materializer state: %w", err)
@@ -97,6 +120,14 @@ func (o *materializeOp) Process(_ int, row types.Row) error {
 	if !e.dirty {
 		e.dirty = true
 		o.dirty = append(o.dirty, key)
+	}
+	if o.ttl > 0 {
+		now := o.clock.Now().UnixNano()
+		if e.stamp != 0 && now-e.stamp >= o.ttl {
+			// Expired: as if the key had never been seen.
+			e.rows, e.pending, e.pendingShown, e.pendingRow = nil, -1, false, nil
+		}
+		e.stamp = now
 	}
 	if o.spec.Conflict != jobgraph.ConflictDeduplicate {
 		if err := o.resolvePending(e); err != nil {
@@ -232,6 +263,10 @@ func (o *materializeOp) Flush() error {
 			rb = types.AppendRow(rb[:0], types.Row{Values: r})
 			b = binary.AppendUvarint(b, uint64(len(rb)))
 			b = append(b, rb...)
+		}
+		if o.ttl > 0 {
+			b = binary.AppendUvarint(b, 0)
+			b = binary.AppendVarint(b, e.stamp)
 		}
 		if err := o.kv.Put(o.ns, "rows", []byte(key), b); err != nil {
 			return fmt.Errorf("checkpoint: %w", err)

@@ -18,6 +18,12 @@ import (
 // State: per partition key one value "rows": the partition's rows in sort
 // order. AppendFast and UpdateFast keep only the rows ranked at most End;
 // Retract keeps all of them.
+//
+// State TTL ('table.exec.state.ttl'): each kept row carries the processing
+// time it was written; a row older than the TTL is dropped when its
+// partition is next read, without a retraction, as if it had never been
+// seen (Flink's Top-N functions keep their rows under the TTL). The times
+// follow the rows in the encoded state only with a TTL.
 type rankOp struct {
 	spec  *jobgraph.Rank
 	out   Output
@@ -28,6 +34,8 @@ type rankOp struct {
 	positional bool
 	bounded    bool
 	width      int // input columns
+	clock      Clock
+	ttl        int64
 
 	keyVals []types.Value
 	keyBuf  []byte
@@ -46,6 +54,9 @@ type rankRow struct {
 	// mark and oldRank are scratch fields of the window difference.
 	mark    uint64
 	oldRank int64
+	// stamp is the processing time the row was written (state TTL); 0
+	// without a TTL or for state written before one was set.
+	stamp int64
 }
 
 // rankPart is the state of one partition.
@@ -53,15 +64,22 @@ type rankPart struct {
 	rows []*rankRow
 }
 
-type rankCodec struct{}
+// rankCodec encodes a partition: the row count, the rows, then, with a
+// TTL, the rows' times.
+type rankCodec struct{ ttl bool }
 
 func (rankCodec) empty(p *rankPart) bool { return len(p.rows) == 0 }
 
-func (rankCodec) encode(dst []byte, p *rankPart) []byte {
+func (c rankCodec) encode(dst []byte, p *rankPart) []byte {
 	dst = binary.AppendUvarint(dst, uint64(len(p.rows)))
 	var scratch []byte
 	for _, r := range p.rows {
 		dst = appendStateRow(dst, types.Insert, r.vals, &scratch)
+	}
+	if c.ttl {
+		for _, r := range p.rows {
+			dst = binary.AppendVarint(dst, r.stamp)
+		}
 	}
 	return dst
 }
@@ -75,6 +93,11 @@ func (rankCodec) decode(b []byte, p *rankPart) error {
 			break
 		}
 		p.rows = append(p.rows, &rankRow{vals: row.Values})
+	}
+	if r.err == nil && len(r.b) > 0 {
+		for _, row := range p.rows {
+			row.stamp = r.varint()
+		}
 	}
 	return r.done("rank state")
 }
@@ -105,8 +128,12 @@ func newRankOp(spec *jobgraph.Rank, in *types.Schema, oc OpContext) (*rankOp, er
 	op := &rankOp{spec: spec, out: oc.Out, width: in.Len(),
 		positional: spec.Func == jobgraph.RowNumber && (spec.OutputRank || spec.Start > 1),
 		bounded:    spec.Strategy != jobgraph.RetractStrategy,
+		clock:      oc.Clock, ttl: max(spec.StateTTL, 0),
 	}
-	op.cache = newKeyedCache[rankPart](oc, "rows", rankCodec{})
+	if op.ttl > 0 && op.clock == nil {
+		return nil, fmt.Errorf("rank: state TTL needs a clock")
+	}
+	op.cache = newKeyedCache[rankPart](oc, "rows", rankCodec{ttl: op.ttl > 0})
 	op.wm = newMinWatermark(1)
 	return op, nil
 }
@@ -140,6 +167,11 @@ func (op *rankOp) Process(_ int, row types.Row) error {
 		return fmt.Errorf("rank: %w", err)
 	}
 	p := &e.v
+	var now int64
+	if op.ttl > 0 {
+		now = op.clock.Now().UnixNano()
+		op.expire(e, now)
+	}
 	if retract {
 		i := op.findEqual(p.rows, row.Values)
 		if i < 0 {
@@ -168,6 +200,7 @@ func (op *rankOp) Process(_ int, row types.Row) error {
 	}
 	op.cache.mark(e)
 	nr := op.newRow(row.Values)
+	nr.stamp = now
 	if old < 0 {
 		p.rows = insertRow(p.rows, pos, nr)
 		if !op.inWindow(p.rows, pos) {
@@ -187,6 +220,33 @@ func (op *rankOp) Process(_ int, row types.Row) error {
 		p.rows = insertRow(p.rows, op.upperBound(p.rows, row.Values), nr)
 	}
 	return op.emitDiff(p)
+}
+
+// expire drops the rows of e not written for the TTL, without emitting
+// anything. Rows without a time (state written before a TTL was set)
+// start their TTL now.
+func (op *rankOp) expire(e *cached[rankPart], now int64) {
+	rows := e.v.rows
+	if len(rows) == 0 {
+		return
+	}
+	kept := rows[:0]
+	changed := false
+	for _, r := range rows {
+		switch {
+		case r.stamp == 0:
+			r.stamp, changed = now, true
+		case now-r.stamp >= op.ttl:
+			changed = true
+			continue
+		}
+		kept = append(kept, r)
+	}
+	clear(rows[len(kept):])
+	e.v.rows = kept
+	if changed {
+		op.cache.mark(e)
+	}
 }
 
 func (op *rankOp) newRow(vals []types.Value) *rankRow {

@@ -34,6 +34,11 @@ func Optimize(b *plan.Bound) (*plan.QueryPlan, error) {
 	if err := x.placeSink(&sink); err != nil {
 		return nil, err
 	}
+	if b.TryResolveNDU {
+		if err := checkDeterminism(&sink); err != nil {
+			return nil, err
+		}
+	}
 	dropAggregateUpdateBefore(&sink)
 	opt := *b
 	opt.Root = &sink

@@ -57,7 +57,7 @@ func translate(b *plan.Bound) (*jobgraph.Job, error) {
 		end = t.addNode(jobgraph.Node{
 			UID:    "materialize/0",
 			Inputs: []jobgraph.Edge{{From: end, Exchange: jobgraph.Hash, Keys: s.Spec.Key}},
-			Op:     &jobgraph.Materialize{Key: s.Spec.Key, Conflict: plan.ConflictStrategy(s.OnConflict), Table: s.Spec.Table},
+			Op:     &jobgraph.Materialize{Key: s.Spec.Key, Conflict: plan.ConflictStrategy(s.OnConflict), Table: s.Spec.Table, StateTTL: s.StateTTL},
 			Out:    s.Spec.Schema,
 		})
 	}

@@ -70,7 +70,7 @@ func rankRule(r plan.Rel) plan.Rel {
 	}
 	in := o.In
 	rank := &plan.Rank{In: in, PartitionKeys: o.PartitionKeys, OrderBy: o.OrderBy, Func: o.Rank, Start: start, End: end,
-		OutputRank: outputRank, UID: o.UID, Pos: o.Pos}
+		OutputRank: outputRank, StateTTL: o.StateTTL, UID: o.UID, Pos: o.Pos}
 	for _, col := range in.Columns() {
 		rank.Cols = append(rank.Cols, plan.Column{Name: col.Name, Type: col.Type})
 	}
@@ -83,7 +83,7 @@ func rankRule(r plan.Rel) plan.Rel {
 	} else if rank.IsTop1() && start == 1 && len(o.OrderBy) == 1 && plan.ChangelogOf(in).Mode == jobgraph.Append {
 		k := o.OrderBy[0]
 		if t := in.Columns()[k.Col].Time; t != plan.NotTime {
-			d := &plan.Deduplicate{In: in, Keys: o.PartitionKeys, KeepLast: k.Desc, TimeColumn: k.Col,
+			d := &plan.Deduplicate{In: in, Keys: o.PartitionKeys, KeepLast: k.Desc, TimeColumn: k.Col, StateTTL: o.StateTTL,
 				UID: "dedup/" + strings.TrimPrefix(o.UID, "rank/"), Pos: o.Pos}
 			if t == plan.ProcTime {
 				d.TimeColumn = -1

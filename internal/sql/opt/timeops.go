@@ -180,11 +180,11 @@ func (t *translator) translateTime(r plan.Rel, ins []int) (int, bool, error) {
 		op.ProcTime = inCols[op.OrderBy].Time == plan.ProcTime
 		return t.addNode(jobgraph.Node{UID: n.UID, Inputs: []jobgraph.Edge{hashEdge(ins[0], n.PartitionKeys)}, Op: op, Out: out}), true, nil
 	case *plan.Rank:
-		op := &jobgraph.Rank{PartitionKeys: n.PartitionKeys, OrderBy: n.OrderBy, Func: n.Func, Start: n.Start, End: n.End, OutputRank: n.OutputRank}
+		op := &jobgraph.Rank{PartitionKeys: n.PartitionKeys, OrderBy: n.OrderBy, Func: n.Func, Start: n.Start, End: n.End, OutputRank: n.OutputRank, StateTTL: n.StateTTL}
 		op.Strategy, op.UpsertKey = rankStrategy(n)
 		return t.addNode(jobgraph.Node{UID: n.UID, Inputs: []jobgraph.Edge{hashEdge(ins[0], n.PartitionKeys)}, Op: op, Out: out}), true, nil
 	case *plan.Deduplicate:
-		op := &jobgraph.Deduplicate{Keys: n.Keys, KeepLast: n.KeepLast, TimeColumn: n.TimeColumn}
+		op := &jobgraph.Deduplicate{Keys: n.Keys, KeepLast: n.KeepLast, TimeColumn: n.TimeColumn, StateTTL: n.StateTTL}
 		return t.addNode(jobgraph.Node{UID: n.UID, Inputs: []jobgraph.Edge{hashEdge(ins[0], n.Keys)}, Op: op, Out: out}), true, nil
 	case *plan.WindowRank:
 		op := &jobgraph.WindowRank{Windowing: n.Windowing, PartitionKeys: n.PartitionKeys, OrderBy: n.OrderBy, Func: n.Func, Start: n.Start, End: n.End, OutputRank: n.OutputRank}

@@ -293,6 +293,9 @@ func (p *Planner) BindInsertWith(t *catalog.Table, cols []*ast.Ident, q ast.Quer
 	if err != nil {
 		return nil, err
 	}
+	if sink.StateTTL, err = p.stateTTL(); err != nil {
+		return nil, err
+	}
 	proj := make([]expr.Expr, phys.Len())
 	identity := len(target) == phys.Len()
 	var checked []expr.Expr // with DROP: the values to check for NULLs

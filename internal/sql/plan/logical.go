@@ -58,6 +58,9 @@ type Bound struct {
 	// Version is the plan version the statement is planned with
 	// (Session.PlanVersion).
 	Version int
+	// TryResolveNDU is 'table.optimizer.non-deterministic-update.strategy'
+	// = 'TRY_RESOLVE': the optimizer rejects non-deterministic updates.
+	TryResolveNDU bool
 }
 
 // The plan versions. A durable statement resumes with the version it was

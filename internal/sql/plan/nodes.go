@@ -156,7 +156,9 @@ type Sink struct {
 	// Materialize places the sink upsert materializer, keyed by
 	// Spec.Key, before the sink (changelog inference sets it).
 	Materialize bool
-	Pos         sqlerr.Pos
+	// StateTTL is 'table.exec.state.ttl' for the materializer.
+	StateTTL int64
+	Pos      sqlerr.Pos
 	// OnConflict is the INSERT's ON CONFLICT strategy and
 	// RequireOnConflict 'table.exec.sink.require-on-conflict' (see
 	// onconflict.go).

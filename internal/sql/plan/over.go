@@ -158,6 +158,11 @@ func (p *Planner) planOver(s *ast.Select, f *frag) error {
 		return len(pre) - 1
 	}
 	node := &Over{Pos: calls[0].Pos(), UID: f.st.overUID()}
+	ttl, err := p.stateTTL()
+	if err != nil {
+		return err
+	}
+	node.StateTTL = ttl
 	for _, e := range win.PartitionBy {
 		if hasAggregate(e) && in.subst == nil || hasOver(e) {
 			return errAt(e.Pos(), sqlerr.InvalidArgument, "PARTITION BY of an OVER window cannot hold an OVER call")
@@ -417,7 +422,11 @@ func (p *Planner) planOrderBy(s *ast.Select, f *frag, extras int, toClient bool)
 		f.rel = &Calc{In: f.rel, Filter: none, Cols: cols, Pos: s.Pos()}
 		return nil
 	}
-	n := &Rank{In: f.rel, OrderBy: keys, Func: jobgraph.RowNumber, Start: offset + 1, End: offset + limit,
+	ttl, err := p.stateTTL()
+	if err != nil {
+		return err
+	}
+	n := &Rank{In: f.rel, OrderBy: keys, Func: jobgraph.RowNumber, Start: offset + 1, End: offset + limit, StateTTL: ttl,
 		UID: "rank/" + strings.TrimPrefix(f.st.overUID(), "over/"), Pos: s.OrderBy[0].Pos()}
 	for _, c := range cols {
 		n.Cols = append(n.Cols, Column{Name: c.Name, Type: c.Type})

@@ -117,7 +117,8 @@ func (p *Planner) bound(st *stmt, sink *Sink) *Bound {
 	if v == 0 {
 		v = LatestPlan
 	}
-	return &Bound{Root: sink, Inputs: st.job.Inputs, Version: v}
+	ndu := strings.EqualFold(strings.TrimSpace(p.Session.Config["table.optimizer.non-deterministic-update.strategy"]), "TRY_RESOLVE")
+	return &Bound{Root: sink, Inputs: st.job.Inputs, Version: v, TryResolveNDU: ndu}
 }
 
 // BindSelect binds a query whose rows go back to the client.

@@ -35,8 +35,11 @@ type Over struct {
 	// NoRankEnd marks a ranking function filtered without an upper
 	// bound (rn > 2): rule rank found no Top-N.
 	NoRankEnd bool
-	UID       string
-	Cols      []Column
+	// StateTTL is 'table.exec.state.ttl' (nanoseconds) for the Top-N or
+	// deduplication rule rank makes of it.
+	StateTTL int64
+	UID      string
+	Cols     []Column
 	// Pos is the position of the first OVER call, OrderPos that of its
 	// ORDER BY (errors).
 	Pos, OrderPos sqlerr.Pos
@@ -51,9 +54,11 @@ type Rank struct {
 	Func          jobgraph.RankFunc
 	Start, End    int64
 	OutputRank    bool
-	UID           string
-	Cols          []Column
-	Pos           sqlerr.Pos
+	// StateTTL forgets rows not written for that long (nanoseconds).
+	StateTTL int64
+	UID      string
+	Cols     []Column
+	Pos      sqlerr.Pos
 }
 
 // Deduplicate keeps the first or the last row per key by a time attribute
@@ -64,8 +69,10 @@ type Deduplicate struct {
 	KeepLast bool
 	// TimeColumn is the rowtime column, -1 for proctime.
 	TimeColumn int
-	UID        string
-	Pos        sqlerr.Pos
+	// StateTTL forgets keys not written for that long (nanoseconds).
+	StateTTL int64
+	UID      string
+	Pos      sqlerr.Pos
 }
 
 // IntervalJoin is a join bounded in time between two time attributes:
