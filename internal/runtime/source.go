@@ -358,7 +358,9 @@ func (s *source) recordOf(ctx context.Context, rec logstore.Record, i int) error
 	case in.Source != nil:
 		ext = &s.mix.cur
 		base := len(row.Values)
-		vals, kinds, err := in.Source.Decode(ext, row.Values, s.kinds[:0])
+		// The reader's source decodes: a table read twice is opened once
+		// (by its first input), and a source decodes only once open.
+		vals, kinds, err := s.mix.curExt.src.Decode(ext, row.Values, s.kinds[:0])
 		if err != nil {
 			if i != s.mix.curExt.input && in.Errors.Mode == "log" && errors.Is(err, connector.ErrBadRecord) {
 				// A table read twice logs a bad record once (by its
