@@ -928,3 +928,21 @@ func TestExternalReadTwiceBounded(t *testing.T) {
 	}
 	require.Equal(t, twice, got)
 }
+
+// TestExternalReadTwiceScanBounded: a continuous job reading a
+// 'scan.bounded' table twice ends once the one reader reached the bounds:
+// both inputs get their final watermark and count as closed.
+func TestExternalReadTwiceScanBounded(t *testing.T) {
+	env, _ := newTestEnv(t)
+	topic := newFakeTopic("bounded2", 2)
+	topic.add(0, 1000, 1, "x")
+	topic.add(0, 2000, 2, "x")
+	topic.add(0, 9000, 3, "beyond")
+	topic.add(1, 3000, 4, "x")
+	src := &fakeSource{topic: topic, bounds: map[int32]int64{0: 2, 1: 1}}
+	j := startJob(t, env, collectJob(withWatermark(fakeInput(src)), withWatermark(fakeInput(src))), Options{ID: "bounded2"})
+	require.ElementsMatch(t, []int64{1, 1, 2, 2, 4, 4}, keys(drain(t, j)))
+	require.NoError(t, waitJob(t, j))
+	require.Equal(t, map[int32]int64{0: 2, 1: 1}, positionsOf(t, j, src))
+	require.Len(t, topic.openCalls(), 1)
+}
