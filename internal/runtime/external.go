@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"maps"
+	"slices"
 	"sort"
 	"sync"
 
@@ -20,9 +21,13 @@ import (
 // partitions' queues in a fixed order (see mixReader.pick).
 type extInput struct {
 	input int
-	name  string
-	src   connector.Source
-	rd    connector.Reader
+	// also are the further inputs that read the same table (a self-join):
+	// the table is read once, each record goes to every input, and its
+	// positions are checkpointed once (decision 0031).
+	also []int
+	name string
+	src  connector.Source
+	rd   connector.Reader
 	// parts are the partitions, sorted; dense maps a partition to its
 	// position in parts (the index of its watermark).
 	parts  []int32
@@ -98,9 +103,23 @@ func (s *source) openExternal(ctx context.Context) error {
 			}
 		}
 		name := in.Source.Name()
-		if _, dup := s.inputOf[name]; dup {
-			closeExternal(exts)
-			return fmt.Errorf("table %s is read twice by one statement, which Kafka tables do not support yet (its positions would mix)", in.Table)
+		if first, dup := s.inputOf[name]; dup {
+			// Read once, fanned out: input i keeps its own decoding,
+			// computed columns and watermark state.
+			for _, e := range exts {
+				if e.input == first {
+					e.also = append(e.also, i)
+					s.wm[i] = make([]int64, len(e.parts))
+					for p := range s.wm[i] {
+						s.wm[i][p] = MinWatermark
+					}
+				}
+			}
+			if s.alsoOf == nil {
+				s.alsoOf = map[string][]int{}
+			}
+			s.alsoOf[name] = append(s.alsoOf[name], i)
+			continue
 		}
 		from := savedOffsets(saved, name+"/")
 		env := s.job.connectorEnv()
@@ -290,6 +309,12 @@ func (r *mixReader) pick() (e *extInput, p int32, wait bool) {
 		}
 	}
 	return best, bp, false
+}
+
+// inputs are the job inputs the external input feeds: its own and those
+// reading the same table.
+func (e *extInput) inputs() []int {
+	return append([]int{e.input}, e.also...)
 }
 
 // boundedEnd reports whether every partition reached its target.
@@ -571,7 +596,7 @@ func (s *source) emitWatermark(ctx context.Context, i int) error {
 	var e *extInput
 	if src := s.inputs[i].Source; src != nil && src.IdleTimeout() > 0 && s.mix != nil {
 		for _, x := range s.mix.ext {
-			if x.input == i {
+			if x.input == i || slices.Contains(x.also, i) {
 				e = x
 			}
 		}
@@ -610,12 +635,18 @@ func (s *source) checkIdle(ctx context.Context) error {
 	}
 	sent := false
 	for _, e := range s.mix.ext {
-		if e.src.IdleTimeout() > 0 && s.inputs[e.input].Watermark != nil {
-			before := s.inWM[e.input]
-			if err := s.emitWatermark(ctx, e.input); err != nil {
+		if e.src.IdleTimeout() <= 0 {
+			continue
+		}
+		for _, i := range e.inputs() {
+			if s.inputs[i].Watermark == nil {
+				continue
+			}
+			before := s.inWM[i]
+			if err := s.emitWatermark(ctx, i); err != nil {
 				return err
 			}
-			sent = sent || s.inWM[e.input] != before
+			sent = sent || s.inWM[i] != before
 		}
 	}
 	if sent {
@@ -635,9 +666,11 @@ func (s *source) closeFinished(ctx context.Context) error {
 	for _, e := range s.mix.ext {
 		if e.finished && !e.closed {
 			e.closed = true
-			s.inWM[e.input] = MaxWatermark
-			if err := s.add(ctx, event{kind: evWatermark, input: e.input, wm: MaxWatermark}); err != nil {
-				return err
+			for _, i := range e.inputs() {
+				s.inWM[i] = MaxWatermark
+				if err := s.add(ctx, event{kind: evWatermark, input: i, wm: MaxWatermark}); err != nil {
+					return err
+				}
 			}
 		}
 	}

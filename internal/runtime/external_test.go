@@ -874,3 +874,75 @@ func TestExternalSparsePartitions(t *testing.T) {
 	require.Equal(t, []int64{1, 2, 3}, keys(drain(t, j)))
 	require.NoError(t, waitJob(t, j))
 }
+
+// TestExternalReadTwice: a statement reading one external table twice (a
+// self-join, a union with itself) opens it once, hands every record to
+// both inputs, and checkpoints its positions once: a resumed job reads on
+// from them.
+func TestExternalReadTwice(t *testing.T) {
+	for _, d := range deliveries {
+		t.Run(d.name, func(t *testing.T) {
+			env, _ := newTestEnv(t)
+			topic := newFakeTopic("twice", 2)
+			topic.add(0, 10, 1, "a")
+			topic.add(1, 15, 2, "a")
+			topic.add(0, 20, 3, "a")
+			src := &fakeSource{topic: topic, trickle: d.trickle, seed: d.seed}
+			g := collectJob(fakeInput(src), fakeInput(src))
+			j := startJob(t, env, g, Options{ID: "twice"})
+			rows := take(t, j, 6)
+			checkpointJob(t, j)
+			require.Equal(t, map[int32]int64{0: 2, 1: 1}, positionsOf(t, j, src))
+			j.Cancel()
+			require.NoError(t, waitJob(t, j))
+			rows = append(rows, drain(t, j)...)
+			require.ElementsMatch(t, []int64{1, 1, 2, 2, 3, 3}, keys(rows))
+			require.Len(t, topic.openCalls(), 1, "the table is opened once")
+
+			topic.add(1, 30, 4, "b")
+			topic.add(0, 35, 5, "b")
+			j2 := startJob(t, env, g, Options{ID: "twice", Resume: true})
+			syncJob(t, j2)
+			require.Equal(t, []map[int32]int64{{}, {0: 2, 1: 1}}, topic.openCalls())
+			require.Equal(t, []int64{4, 4, 5, 5}, keys(buffered(j2)))
+			require.Equal(t, map[int32]int64{0: 3, 1: 2}, positionsOf(t, j2, src))
+			j2.Cancel()
+			require.NoError(t, waitJob(t, j2))
+			require.True(t, topic.allClosed())
+		})
+	}
+}
+
+// TestExternalReadTwiceBounded: a snapshot of a table read twice hands
+// every record, in merge order, to both inputs and ends both.
+func TestExternalReadTwiceBounded(t *testing.T) {
+	env, _ := newTestEnv(t)
+	topic, want := mergeTopic()
+	src := &fakeSource{topic: topic}
+	j := startJob(t, env, collectJob(fakeInput(src), fakeInput(src)), Options{ID: "twiceb", Bounded: true})
+	got := fakeRows(drain(t, j))
+	require.NoError(t, waitJob(t, j))
+	var twice []fakeRow
+	for _, r := range want {
+		twice = append(twice, r, r)
+	}
+	require.Equal(t, twice, got)
+}
+
+// TestExternalReadTwiceScanBounded: a continuous job reading a
+// 'scan.bounded' table twice ends once the one reader reached the bounds:
+// both inputs get their final watermark and count as closed.
+func TestExternalReadTwiceScanBounded(t *testing.T) {
+	env, _ := newTestEnv(t)
+	topic := newFakeTopic("bounded2", 2)
+	topic.add(0, 1000, 1, "x")
+	topic.add(0, 2000, 2, "x")
+	topic.add(0, 9000, 3, "beyond")
+	topic.add(1, 3000, 4, "x")
+	src := &fakeSource{topic: topic, bounds: map[int32]int64{0: 2, 1: 1}}
+	j := startJob(t, env, collectJob(withWatermark(fakeInput(src)), withWatermark(fakeInput(src))), Options{ID: "bounded2"})
+	require.ElementsMatch(t, []int64{1, 1, 2, 2, 4, 4}, keys(drain(t, j)))
+	require.NoError(t, waitJob(t, j))
+	require.Equal(t, map[int32]int64{0: 2, 1: 1}, positionsOf(t, j, src))
+	require.Len(t, topic.openCalls(), 1)
+}

@@ -2,6 +2,7 @@ package runtime
 
 import (
 	"context"
+	"errors"
 	"fmt"
 
 	"github.com/eddy-sql/eddy/internal/connector"
@@ -363,8 +364,16 @@ func (s *source) recordOf(ctx context.Context, rec logstore.Record, i int) error
 	case in.Source != nil:
 		ext = &s.mix.cur
 		base := len(row.Values)
-		vals, kinds, err := in.Source.Decode(ext, row.Values, s.kinds[:0])
+		// The reader's source decodes: a table read twice is opened once
+		// (by its first input), and a source decodes only once open.
+		vals, kinds, err := s.mix.curExt.src.Decode(ext, row.Values, s.kinds[:0])
 		if err != nil {
+			if i != s.mix.curExt.input && in.Errors.Mode == "log" && errors.Is(err, connector.ErrBadRecord) {
+				// A table read twice logs a bad record once (by its
+				// first input).
+				s.job.metrics.skipped.Add(1)
+				return nil
+			}
 			return s.badRecord(in, ext, err)
 		}
 		s.kinds = kinds
@@ -496,7 +505,7 @@ func (s *source) allInputsClosed() bool {
 	if s.mix != nil {
 		for _, e := range s.mix.ext {
 			if e.closed {
-				closed++
+				closed += 1 + len(e.also)
 			}
 		}
 	}
