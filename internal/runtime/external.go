@@ -594,7 +594,7 @@ func (s *source) badRecord(in *jobgraph.Input, rec *connector.Record, err error)
 // longer than the source's idle timeout (continuous reading only).
 func (s *source) emitWatermark(ctx context.Context, i int) error {
 	var e *extInput
-	if src := s.inputs[i].Source; src != nil && src.IdleTimeout() > 0 && s.mix != nil {
+	if src := s.inputs[i].Source; src != nil && s.mix != nil {
 		for _, x := range s.mix.ext {
 			if x.input == i || slices.Contains(x.also, i) {
 				e = x
@@ -603,13 +603,20 @@ func (s *source) emitWatermark(ctx context.Context, i int) error {
 	}
 	idle := int64(0)
 	var now int64
-	if e != nil && s.targets == nil && e.target == nil {
+	if e != nil && e.src.IdleTimeout() > 0 && s.targets == nil && e.target == nil {
 		idle = int64(e.src.IdleTimeout())
 		now = s.job.env.Clock.Now().UnixNano()
 	}
 	m, n := MaxWatermark, 0
 	for p, w := range s.wm[i] {
 		if w == MinWatermark {
+			// A partition without a watermark yet holds the others back
+			// while it still has records to read up to a known end (a
+			// snapshot, a sync or scan.bounded): otherwise the partition
+			// fetched first could make every row of the others late.
+			if e != nil && e.target != nil && e.target[e.parts[p]] > e.pos[e.parts[p]] {
+				return nil
+			}
 			continue
 		}
 		if idle > 0 && now-e.lastActive[e.parts[p]] > idle {
