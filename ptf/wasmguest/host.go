@@ -37,6 +37,7 @@ type guestHost struct {
 	out          wire.Encoder // the ops so far (since the last callback)
 	req          wire.Encoder // a callback's request
 	encodedState []encoded
+	strs         wire.Interner // the strings of keys and rows
 }
 
 // slot is the value of one value-state entry in the current call.
@@ -96,7 +97,7 @@ func (h *guestHost) run(call byte, d *wire.Decoder) []byte {
 	}
 	h.keyFromRow = h.flags&wire.FlagKeyFromRow != 0
 	if !h.keyFromRow {
-		h.key = d.Values(h.key[:0])
+		h.key = d.ValuesInterned(h.key[:0], &h.strs)
 	}
 	in := ptf.Input{Row: ptf.Row{Schema: emptySchema}}
 	if call == wire.CallEval {
@@ -106,7 +107,7 @@ func (h *guestHost) run(call byte, d *wire.Decoder) []byte {
 		// costs more in a module than natively): like the Context, a row
 		// is valid during the call; state and collected rows copy what
 		// they keep.
-		h.row = d.Values(h.row[:0])
+		h.row = d.ValuesInterned(h.row[:0], &h.strs)
 		vals := h.row
 		if ti > 0 {
 			if ti > len(h.f.tables) {
