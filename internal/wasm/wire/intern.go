@@ -4,7 +4,11 @@ import "github.com/eddy-sql/eddy/types"
 
 // tagString is the first byte of a STRING value in the encoding of
 // package types (read from the encoder, not copied from its source).
-var tagString = types.AppendValue(nil, types.NewString("x"))[0]
+var (
+	tagString = types.AppendValue(nil, types.NewString("x"))[0]
+	tagInt    = types.AppendValue(nil, types.NewInt(1))[0]
+	tagNull   = types.AppendValue(nil, types.Null)[0]
+)
 
 // maxInterned is the longest string an Interner keeps.
 const maxInterned = 64
@@ -36,20 +40,37 @@ func (in *Interner) String(b []byte) string {
 	return s
 }
 
-// ValuesInterned is Values with the strings taken from in.
+// ValuesInterned is Values with the strings taken from in. STRING, INT
+// and NULL values, the most common ones, are decoded here without the
+// general decoder of package types.
 func (d *Decoder) ValuesInterned(dst []types.Value, in *Interner) []types.Value {
 	n := d.Count()
 	for i := 0; i < n && d.err == nil; i++ {
-		if len(d.B) > 0 && d.B[0] == tagString {
+		if len(d.B) == 0 {
+			d.Fail("truncated values")
+			break
+		}
+		switch d.B[0] {
+		case tagString:
 			d.B = d.B[1:]
 			s := d.View()
 			if d.err != nil {
-				break
+				return dst
 			}
 			dst = append(dst, types.NewString(in.String(s)))
-			continue
+		case tagInt:
+			d.B = d.B[1:]
+			x := d.Varint()
+			if d.err != nil {
+				return dst
+			}
+			dst = append(dst, types.NewInt(x))
+		case tagNull:
+			d.B = d.B[1:]
+			dst = append(dst, types.Null)
+		default:
+			dst = append(dst, d.Value())
 		}
-		dst = append(dst, d.Value())
 	}
 	return dst
 }

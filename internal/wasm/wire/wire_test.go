@@ -120,7 +120,7 @@ func TestMalformed(t *testing.T) {
 
 func TestValuesInterned(t *testing.T) {
 	long := strings.Repeat("x", 100)
-	vals := []types.Value{types.NewString("SHIPPED"), types.NewInt(7), types.Null, types.NewString(""), types.NewString(long), types.NewString("SHIPPED"), types.NewBytes([]byte("SHIPPED"))}
+	vals := []types.Value{types.NewString("SHIPPED"), types.NewInt(7), types.Null, types.NewString(""), types.NewString(long), types.NewString("SHIPPED"), types.NewBytes([]byte("SHIPPED")), types.NewInt(-1 << 62), types.NewFloat(2.5), types.NewBool(true)}
 	var e Encoder
 	e.Values(vals)
 	e.Values(vals)
