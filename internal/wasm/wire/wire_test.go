@@ -3,6 +3,7 @@ package wire
 import (
 	"errors"
 	"fmt"
+	"math"
 	"math/rand/v2"
 	"strings"
 	"testing"
@@ -149,5 +150,26 @@ func TestValuesInterned(t *testing.T) {
 	d.ValuesInterned(nil, &in)
 	if d.Err() == nil {
 		t.Errorf("truncated values decoded without an error")
+	}
+}
+
+func TestVarintsRoundTrip(t *testing.T) {
+	xs := []int64{0, 1, -1, 63, -64, 64, -65, 127, 128, -129, 1 << 40, -1 << 40, math.MaxInt64, math.MinInt64}
+	var e Encoder
+	for _, x := range xs {
+		e.Varint(x)
+		e.Uvarint(uint64(x))
+	}
+	d := &Decoder{B: e.B}
+	for _, x := range xs {
+		if got := d.Varint(); got != x {
+			t.Errorf("Varint: got %d, want %d", got, x)
+		}
+		if got := d.Uvarint(); got != uint64(x) {
+			t.Errorf("Uvarint: got %d, want %d", got, uint64(x))
+		}
+	}
+	if d.Err() != nil || len(d.B) != 0 {
+		t.Fatalf("err %v, %d bytes left", d.Err(), len(d.B))
 	}
 }
