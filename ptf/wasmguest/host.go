@@ -21,6 +21,7 @@ type guestHost struct {
 	gen      uint64
 	args     map[string]wire.NamedValue
 	tables   map[string]ptf.TableSemantics
+	byIndex  []ptf.TableSemantics // like f.tables (zero when absent)
 	produced ptf.ChangelogMode
 	timersOK bool
 
@@ -51,6 +52,9 @@ type slot struct {
 
 var emptySchema = types.NewSchema()
 
+// noTable is the semantics of a table argument the setup did not name.
+var noTable ptf.TableSemantics
+
 func newGuestHost(f *function) *guestHost {
 	return &guestHost{f: f, slots: make([]slot, len(f.def.State))}
 }
@@ -66,6 +70,10 @@ func (h *guestHost) applySetup(gen uint64, s wire.Setup) {
 		if t.Present {
 			h.tables[t.Name] = t.TableSemantics
 		}
+	}
+	h.byIndex = make([]ptf.TableSemantics, len(h.f.tables))
+	for i, name := range h.f.tables {
+		h.byIndex[i] = h.tables[name]
 	}
 	h.produced, h.timersOK = s.Produced, s.TimersOK
 }
@@ -113,18 +121,21 @@ func (h *guestHost) run(call byte, d *wire.Decoder) []byte {
 			if ti > len(h.f.tables) {
 				return internalError(fmt.Errorf("table argument %d of %d", ti, len(h.f.tables)))
 			}
-			arg := h.f.tables[ti-1]
+			arg, ts := h.f.tables[ti-1], &noTable
+			if ti <= len(h.byIndex) {
+				ts = &h.byIndex[ti-1]
+			}
 			if h.keyFromRow {
 				// Copied before the call, as the engine does: the
 				// function may change the row.
 				h.key = h.key[:0]
-				for _, k := range h.tables[arg].PartitionBy {
+				for _, k := range ts.PartitionBy {
 					if k >= 0 && k < len(vals) {
 						h.key = append(h.key, vals[k])
 					}
 				}
 			}
-			in = ptf.Input{Arg: arg, Row: ptf.Row{Kind: kind, Values: vals, Schema: h.tables[arg].Schema}}
+			in = ptf.Input{Arg: arg, Row: ptf.Row{Kind: kind, Values: vals, Schema: ts.Schema}}
 			if in.Row.Schema == nil {
 				in.Row.Schema = emptySchema
 			}
