@@ -50,6 +50,7 @@ type instance struct {
 	req     wire.Encoder
 	ans     wire.Encoder
 	scratch []types.Value
+	strs    wire.Interner // the strings of emitted rows
 	// gens remembers, per function of the module, the Context whose setup
 	// the guest holds and its generation.
 	gens []setupGen
@@ -477,7 +478,7 @@ func (inst *instance) replay(c *callState, d *wire.Decoder, final bool) error {
 			return d.Err()
 		case wire.OpEmit:
 			kind := d.Byte()
-			inst.scratch = d.Values(inst.scratch[:0])
+			inst.scratch = d.ValuesInterned(inst.scratch[:0], &inst.strs)
 			if d.Err() == nil && kind > byte(types.Delete) {
 				d.Fail("row kind %d", kind)
 			}

@@ -21,6 +21,7 @@ type guestHost struct {
 	gen      uint64
 	args     map[string]wire.NamedValue
 	tables   map[string]ptf.TableSemantics
+	byIndex  []ptf.TableSemantics // like f.tables (zero when absent)
 	produced ptf.ChangelogMode
 	timersOK bool
 
@@ -37,6 +38,7 @@ type guestHost struct {
 	out          wire.Encoder // the ops so far (since the last callback)
 	req          wire.Encoder // a callback's request
 	encodedState []encoded
+	strs         wire.Interner // the strings of keys and rows
 }
 
 // slot is the value of one value-state entry in the current call.
@@ -49,6 +51,9 @@ type slot struct {
 }
 
 var emptySchema = types.NewSchema()
+
+// noTable is the semantics of a table argument the setup did not name.
+var noTable ptf.TableSemantics
 
 func newGuestHost(f *function) *guestHost {
 	return &guestHost{f: f, slots: make([]slot, len(f.def.State))}
@@ -65,6 +70,10 @@ func (h *guestHost) applySetup(gen uint64, s wire.Setup) {
 		if t.Present {
 			h.tables[t.Name] = t.TableSemantics
 		}
+	}
+	h.byIndex = make([]ptf.TableSemantics, len(h.f.tables))
+	for i, name := range h.f.tables {
+		h.byIndex[i] = h.tables[name]
 	}
 	h.produced, h.timersOK = s.Produced, s.TimersOK
 }
@@ -96,7 +105,7 @@ func (h *guestHost) run(call byte, d *wire.Decoder) []byte {
 	}
 	h.keyFromRow = h.flags&wire.FlagKeyFromRow != 0
 	if !h.keyFromRow {
-		h.key = d.Values(h.key[:0])
+		h.key = d.ValuesInterned(h.key[:0], &h.strs)
 	}
 	in := ptf.Input{Row: ptf.Row{Schema: emptySchema}}
 	if call == wire.CallEval {
@@ -106,24 +115,27 @@ func (h *guestHost) run(call byte, d *wire.Decoder) []byte {
 		// costs more in a module than natively): like the Context, a row
 		// is valid during the call; state and collected rows copy what
 		// they keep.
-		h.row = d.Values(h.row[:0])
+		h.row = d.ValuesInterned(h.row[:0], &h.strs)
 		vals := h.row
 		if ti > 0 {
 			if ti > len(h.f.tables) {
 				return internalError(fmt.Errorf("table argument %d of %d", ti, len(h.f.tables)))
 			}
-			arg := h.f.tables[ti-1]
+			arg, ts := h.f.tables[ti-1], &noTable
+			if ti <= len(h.byIndex) {
+				ts = &h.byIndex[ti-1]
+			}
 			if h.keyFromRow {
 				// Copied before the call, as the engine does: the
 				// function may change the row.
 				h.key = h.key[:0]
-				for _, k := range h.tables[arg].PartitionBy {
+				for _, k := range ts.PartitionBy {
 					if k >= 0 && k < len(vals) {
 						h.key = append(h.key, vals[k])
 					}
 				}
 			}
-			in = ptf.Input{Arg: arg, Row: ptf.Row{Kind: kind, Values: vals, Schema: h.tables[arg].Schema}}
+			in = ptf.Input{Arg: arg, Row: ptf.Row{Kind: kind, Values: vals, Schema: ts.Schema}}
 			if in.Row.Schema == nil {
 				in.Row.Schema = emptySchema
 			}

@@ -148,6 +148,11 @@ func (d *Decoder) Uvarint() uint64 {
 	if d.err != nil {
 		return 0
 	}
+	if len(d.B) > 0 && d.B[0] < 0x80 { // one byte: most counts and lengths
+		x := uint64(d.B[0])
+		d.B = d.B[1:]
+		return x
+	}
 	x, n := binary.Uvarint(d.B)
 	if n <= 0 {
 		d.Fail("bad uvarint")
@@ -161,6 +166,11 @@ func (d *Decoder) Uvarint() uint64 {
 func (d *Decoder) Varint() int64 {
 	if d.err != nil {
 		return 0
+	}
+	if len(d.B) > 0 && d.B[0] < 0x80 { // one byte: -64..63
+		u := d.B[0]
+		d.B = d.B[1:]
+		return int64(u>>1) ^ -int64(u&1)
 	}
 	x, n := binary.Varint(d.B)
 	if n <= 0 {

@@ -3,9 +3,12 @@ package wire
 import (
 	"errors"
 	"fmt"
+	"math"
 	"math/rand/v2"
+	"strings"
 	"testing"
 	"time"
+	"unsafe"
 
 	"github.com/stretchr/testify/require"
 
@@ -114,4 +117,59 @@ func TestMalformed(t *testing.T) {
 	d := &Decoder{B: []byte{0xff, 0xff, 0xff, 0xff, 0x0f}}
 	require.Equal(t, 0, d.Count())
 	require.ErrorIs(t, d.Err(), ErrMalformed)
+}
+
+func TestValuesInterned(t *testing.T) {
+	long := strings.Repeat("x", 100)
+	vals := []types.Value{types.NewString("SHIPPED"), types.NewInt(7), types.Null, types.NewString(""), types.NewString(long), types.NewString("SHIPPED"), types.NewBytes([]byte("SHIPPED")), types.NewInt(-1 << 62), types.NewFloat(2.5), types.NewBool(true)}
+	var e Encoder
+	e.Values(vals)
+	e.Values(vals)
+	var in Interner
+	d := &Decoder{B: e.B}
+	first := d.ValuesInterned(nil, &in)
+	second := d.ValuesInterned(nil, &in)
+	if err := d.Err(); err != nil || len(d.B) != 0 {
+		t.Fatalf("err %v, %d bytes left", err, len(d.B))
+	}
+	for _, got := range [][]types.Value{first, second} {
+		if len(got) != len(vals) {
+			t.Fatalf("got %d values, want %d", len(got), len(vals))
+		}
+		for i := range vals {
+			if types.Compare(got[i], vals[i]) != 0 || got[i].Kind() != vals[i].Kind() {
+				t.Errorf("value %d: got %v, want %v", i, got[i], vals[i])
+			}
+		}
+	}
+	if unsafe.StringData(first[0].Str()) != unsafe.StringData(second[5].Str()) {
+		t.Errorf("equal strings were not shared")
+	}
+	// A truncated string is an error, not a panic.
+	d = &Decoder{B: e.B[:4]}
+	d.ValuesInterned(nil, &in)
+	if d.Err() == nil {
+		t.Errorf("truncated values decoded without an error")
+	}
+}
+
+func TestVarintsRoundTrip(t *testing.T) {
+	xs := []int64{0, 1, -1, 63, -64, 64, -65, 127, 128, -129, 1 << 40, -1 << 40, math.MaxInt64, math.MinInt64}
+	var e Encoder
+	for _, x := range xs {
+		e.Varint(x)
+		e.Uvarint(uint64(x))
+	}
+	d := &Decoder{B: e.B}
+	for _, x := range xs {
+		if got := d.Varint(); got != x {
+			t.Errorf("Varint: got %d, want %d", got, x)
+		}
+		if got := d.Uvarint(); got != uint64(x) {
+			t.Errorf("Uvarint: got %d, want %d", got, uint64(x))
+		}
+	}
+	if d.Err() != nil || len(d.B) != 0 {
+		t.Fatalf("err %v, %d bytes left", d.Err(), len(d.B))
+	}
 }
