@@ -20,57 +20,15 @@ import (
 // the left rows waiting for the right side to end, and the right rows;
 // the due index of the keys with waiting rows; the input watermarks.
 type lookupJoinOp struct {
-	spec  *jobgraph.TemporalJoin
-	oc    OpContext
-	out   Output
-	wm    minWatermark
-	cache *keyedCache[tjKey]
-	due   *dueIndex
-	left  bool // LEFT JOIN
-	width [2]int
-	nulls []types.Value
-
-	keyVals []types.Value
-	keyBuf  []byte
-	concat  []types.Value
-	wmBuf   []byte
-	slab    valueSlab
+	timeJoin
 }
 
 func newLookupJoinOp(spec *jobgraph.TemporalJoin, oc OpContext) (*lookupJoinOp, error) {
-	if spec.Left == nil || spec.Right == nil {
-		return nil, fmt.Errorf("lookup join: missing input schema")
-	}
-	if len(spec.LeftKeys) != len(spec.RightKeys) || len(spec.LeftKeys) == 0 {
-		return nil, fmt.Errorf("lookup join: %d left keys but %d right keys", len(spec.LeftKeys), len(spec.RightKeys))
-	}
-	op := &lookupJoinOp{spec: spec, oc: oc, out: oc.Out,
-		cache: newKeyedCache[tjKey](oc, "rows", tjCodec{}),
-		due:   newDueIndex(oc, "due"),
-		width: [2]int{spec.Left.Len(), spec.Right.Len()},
-	}
-	switch spec.Kind {
-	case jobgraph.InnerJoin:
-	case jobgraph.LeftJoin:
-		op.left = true
-	default:
-		return nil, fmt.Errorf("lookup join: unsupported join kind %s (only INNER and LEFT)", spec.Kind)
-	}
-	if err := checkColumns("lookup join left", op.width[0], spec.LeftKeys...); err != nil {
+	j, err := newTimeJoin("lookup join", spec, oc, nil, nil)
+	if err != nil {
 		return nil, err
 	}
-	if err := checkColumns("lookup join right", op.width[1], spec.RightKeys...); err != nil {
-		return nil, err
-	}
-	op.nulls = make([]types.Value, op.width[1])
-	if err := op.due.restore(); err != nil {
-		return nil, fmt.Errorf("lookup join: %w", err)
-	}
-	var err error
-	if op.wm, err = loadWatermarks(oc, 2); err != nil {
-		return nil, fmt.Errorf("lookup join: %w", err)
-	}
-	return op, nil
+	return &lookupJoinOp{j}, nil
 }
 
 // rightEnded reports whether the right (bounded) input has ended.
@@ -78,11 +36,8 @@ func (op *lookupJoinOp) rightEnded() bool { return op.wm.ports[1] == MaxWatermar
 
 // Process handles a left (0) or right (1) row.
 func (op *lookupJoinOp) Process(port int, row types.Row) error {
-	if port != 0 && port != 1 {
-		return fmt.Errorf("lookup join: no input port %d", port)
-	}
-	if len(row.Values) != op.width[port] {
-		return fmt.Errorf("lookup join: row has %d values, want %d", len(row.Values), op.width[port])
+	if err := op.checkRow(port, row); err != nil {
+		return err
 	}
 	keys := op.spec.LeftKeys
 	if port == 1 {
@@ -137,15 +92,12 @@ func (op *lookupJoinOp) Process(port int, row types.Row) error {
 func (op *lookupJoinOp) join(k *tjKey, l tjLeft) error {
 	matched := false
 	for _, r := range k.right {
-		if op.spec.Residual != nil {
-			op.concat = append(append(op.concat[:0], l.vals...), r.vals...)
-			v, err := op.spec.Residual.Eval(op.concat)
-			if err != nil {
-				return fmt.Errorf("lookup join: %w", err)
-			}
-			if v.IsNull() || !v.Bool() {
-				continue
-			}
+		ok, err := op.matches(l.vals, r.vals)
+		if err != nil {
+			return err
+		}
+		if !ok {
+			continue
 		}
 		matched = true
 		if err := op.emit(l.kind, l.vals, r.vals); err != nil {
@@ -156,13 +108,6 @@ func (op *lookupJoinOp) join(k *tjKey, l tjLeft) error {
 		return op.emit(l.kind, l.vals, op.nulls)
 	}
 	return nil
-}
-
-func (op *lookupJoinOp) emit(kind types.RowKind, left, right []types.Value) error {
-	out := op.slab.alloc(len(left) + len(right))
-	copy(out, left)
-	copy(out[len(left):], right)
-	return op.out.Emit(types.Row{Kind: kind, Values: out})
 }
 
 // Watermark looks up the waiting left rows once the right input ended,
@@ -195,19 +140,4 @@ func (op *lookupJoinOp) Watermark(port int, wm int64) error {
 		return nil
 	}
 	return op.out.Watermark(w)
-}
-
-// Flush implements Operator.
-func (op *lookupJoinOp) Flush() error {
-	if err := op.due.flush(); err != nil {
-		return fmt.Errorf("lookup join: %w", err)
-	}
-	if err := op.cache.flush(); err != nil {
-		return fmt.Errorf("lookup join: %w", err)
-	}
-	var err error
-	if op.wmBuf, err = saveWatermarks(op.oc, &op.wm, op.wmBuf); err != nil {
-		return fmt.Errorf("lookup join: %w", err)
-	}
-	return nil
 }

@@ -21,21 +21,7 @@ import (
 // (the earliest waiting left row, or the time that makes the oldest
 // version obsolete); the input watermarks.
 type temporalJoinOp struct {
-	spec  *jobgraph.TemporalJoin
-	oc    OpContext
-	out   Output
-	wm    minWatermark
-	cache *keyedCache[tjKey]
-	due   *dueIndex
-	left  bool // LEFT JOIN
-	width [2]int
-	nulls []types.Value
-
-	keyVals []types.Value
-	keyBuf  []byte
-	concat  []types.Value
-	wmBuf   []byte
-	slab    valueSlab
+	timeJoin
 }
 
 // tjLeft is a waiting left row.
@@ -106,48 +92,17 @@ func (tjCodec) decode(b []byte, k *tjKey) error {
 }
 
 func newTemporalJoinOp(spec *jobgraph.TemporalJoin, oc OpContext) (*temporalJoinOp, error) {
-	if spec.Left == nil || spec.Right == nil {
-		return nil, fmt.Errorf("temporal join: missing input schema")
-	}
-	if len(spec.LeftKeys) != len(spec.RightKeys) || len(spec.LeftKeys) == 0 {
-		return nil, fmt.Errorf("temporal join: %d left keys but %d right keys", len(spec.LeftKeys), len(spec.RightKeys))
-	}
-	op := &temporalJoinOp{spec: spec, oc: oc, out: oc.Out,
-		cache: newKeyedCache[tjKey](oc, "rows", tjCodec{}),
-		due:   newDueIndex(oc, "due"),
-		width: [2]int{spec.Left.Len(), spec.Right.Len()},
-	}
-	switch spec.Kind {
-	case jobgraph.InnerJoin:
-	case jobgraph.LeftJoin:
-		op.left = true
-	default:
-		return nil, fmt.Errorf("temporal join: unsupported join kind %s (only INNER and LEFT)", spec.Kind)
-	}
-	if err := checkColumns("temporal join left", op.width[0], append(slices.Clone(spec.LeftKeys), spec.LeftTime)...); err != nil {
+	j, err := newTimeJoin("temporal join", spec, oc, []int{spec.LeftTime}, []int{spec.RightTime})
+	if err != nil {
 		return nil, err
 	}
-	if err := checkColumns("temporal join right", op.width[1], append(slices.Clone(spec.RightKeys), spec.RightTime)...); err != nil {
-		return nil, err
-	}
-	op.nulls = make([]types.Value, op.width[1])
-	if err := op.due.restore(); err != nil {
-		return nil, fmt.Errorf("temporal join: %w", err)
-	}
-	var err error
-	if op.wm, err = loadWatermarks(oc, 2); err != nil {
-		return nil, fmt.Errorf("temporal join: %w", err)
-	}
-	return op, nil
+	return &temporalJoinOp{j}, nil
 }
 
 // Process handles a left (0) or right (1) row.
 func (op *temporalJoinOp) Process(port int, row types.Row) error {
-	if port != 0 && port != 1 {
-		return fmt.Errorf("temporal join: no input port %d", port)
-	}
-	if len(row.Values) != op.width[port] {
-		return fmt.Errorf("temporal join: row has %d values, want %d", len(row.Values), op.width[port])
+	if err := op.checkRow(port, row); err != nil {
+		return err
 	}
 	keys, timeCol := op.spec.LeftKeys, op.spec.LeftTime
 	if port == 1 {
@@ -290,30 +245,18 @@ func (op *temporalJoinOp) fire(wm int64) error {
 func (op *temporalJoinOp) join(k *tjKey, l tjLeft) error {
 	i := sort.Search(len(k.right), func(i int) bool { return k.right[i].t > l.t }) - 1
 	if i >= 0 && !k.right[i].deleted {
-		ok := true
-		if op.spec.Residual != nil {
-			op.concat = append(append(op.concat[:0], l.vals...), k.right[i].vals...)
-			v, err := op.spec.Residual.Eval(op.concat)
-			if err != nil {
-				return fmt.Errorf("temporal join: %w", err)
-			}
-			ok = !v.IsNull() && v.Bool()
+		ok, err := op.matches(l.vals, k.right[i].vals)
+		if err != nil {
+			return err
 		}
 		if ok {
-			return op.emit(l, k.right[i].vals)
+			return op.emit(l.kind, l.vals, k.right[i].vals)
 		}
 	}
 	if op.left {
-		return op.emit(l, op.nulls)
+		return op.emit(l.kind, l.vals, op.nulls)
 	}
 	return nil
-}
-
-func (op *temporalJoinOp) emit(l tjLeft, right []types.Value) error {
-	out := op.slab.alloc(len(l.vals) + len(right))
-	copy(out, l.vals)
-	copy(out[len(l.vals):], right)
-	return op.out.Emit(types.Row{Kind: l.kind, Values: out})
 }
 
 // Watermark emits what the minimum watermark of both sides reached, then
@@ -327,19 +270,4 @@ func (op *temporalJoinOp) Watermark(port int, wm int64) error {
 		return err
 	}
 	return op.out.Watermark(w)
-}
-
-// Flush implements Operator.
-func (op *temporalJoinOp) Flush() error {
-	if err := op.due.flush(); err != nil {
-		return fmt.Errorf("temporal join: %w", err)
-	}
-	if err := op.cache.flush(); err != nil {
-		return fmt.Errorf("temporal join: %w", err)
-	}
-	var err error
-	if op.wmBuf, err = saveWatermarks(op.oc, &op.wm, op.wmBuf); err != nil {
-		return fmt.Errorf("temporal join: %w", err)
-	}
-	return nil
 }
