@@ -193,6 +193,21 @@ func (p *parser) createTable(create token, temp bool) *ast.CreateTable {
 	return ct
 }
 
+// watermarkClause parses WATERMARK FOR col AS expr (the current token is
+// WATERMARK) into ct, which may have only one.
+func (p *parser) watermarkClause(ct *ast.CreateTable) {
+	t := p.tok()
+	if ct.Watermark != nil {
+		p.fail(t.pos, "declare a single WATERMARK FOR clause", "a table can have only one watermark")
+	}
+	p.next()
+	p.next()
+	wm := &ast.Watermark{Loc: at(t.pos), Column: p.ident("a column name")}
+	p.wantKw("AS")
+	wm.Expr = p.expr()
+	ct.Watermark = wm
+}
+
 // tableElements parses the column definitions and constraints after '('.
 func (p *parser) tableElements(ct *ast.CreateTable) {
 	for {
@@ -201,15 +216,7 @@ func (p *parser) tableElements(ct *ast.CreateTable) {
 		case t.is("PRIMARY"), t.is("CONSTRAINT"):
 			p.setPrimaryKey(ct, p.primaryKey(false))
 		case t.is("WATERMARK") && p.peek(1).is("FOR"):
-			if ct.Watermark != nil {
-				p.fail(t.pos, "declare a single WATERMARK FOR clause", "a table can have only one watermark")
-			}
-			p.next()
-			p.next()
-			wm := &ast.Watermark{Loc: at(t.pos), Column: p.ident("a column name")}
-			p.wantKw("AS")
-			wm.Expr = p.expr()
-			ct.Watermark = wm
+			p.watermarkClause(ct)
 		case isIdent(t):
 			ct.Columns = append(ct.Columns, p.columnDef(ct))
 		default:

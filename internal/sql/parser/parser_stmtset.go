@@ -95,15 +95,7 @@ func (p *parser) alterElement(ct *ast.CreateTable, positions []string) []string 
 	case t.is("PRIMARY"), t.is("CONSTRAINT"):
 		p.setPrimaryKey(ct, p.primaryKey(false))
 	case t.is("WATERMARK") && p.peek(1).is("FOR"):
-		if ct.Watermark != nil {
-			p.fail(t.pos, "declare a single WATERMARK FOR clause", "a table can have only one watermark")
-		}
-		p.next()
-		p.next()
-		wm := &ast.Watermark{Loc: at(t.pos), Column: p.ident("a column name")}
-		p.wantKw("AS")
-		wm.Expr = p.expr()
-		ct.Watermark = wm
+		p.watermarkClause(ct)
 	case isIdent(t):
 		ct.Columns = append(ct.Columns, p.columnDef(ct))
 		pos := ""
