@@ -99,14 +99,10 @@ func (x *placer) place(r plan.Rel) (plan.Rel, error) {
 		}
 		return &c, nil
 	case *plan.Aggregate:
-		ins, err := x.retractInputs([]plan.Rel{n.In}, func() error {
+		return x.retracting(n, func() error {
 			return errAt(n.Pos, sqlerr.Unsupported, "Aggregating the upsert output of a table function is not supported yet").
 				WithHint("let the function emit a retract changelog (with UPDATE_BEFORE)")
 		})
-		if err != nil {
-			return nil, err
-		}
-		return n.WithInputs(ins), nil
 	case *plan.Join:
 		fail := func() error {
 			return errAt(n.Pos, sqlerr.Unsupported, "Joining the upsert output of a table function is not supported yet").
@@ -117,53 +113,29 @@ func (x *placer) place(r plan.Rel) (plan.Rel, error) {
 				return errAt(n.Pos, sqlerr.Unsupported, "A subquery over the upsert output of a table function is not supported yet")
 			}
 		}
-		ins, err := x.retractInputs(n.Inputs(), fail)
-		if err != nil {
-			return nil, err
-		}
-		return n.WithInputs(ins), nil
+		return x.retracting(n, fail)
 	case *plan.Union:
-		ins, err := x.retractInputs(n.Ins, func() error {
+		return x.retracting(n, func() error {
 			return errAt(n.Pos, sqlerr.Unsupported, "%s of the upsert output of a table function is not supported yet", n.Op)
 		})
-		if err != nil {
-			return nil, err
-		}
-		return n.WithInputs(ins), nil
 	case *plan.Correlate:
-		ins, err := x.retractInputs([]plan.Rel{n.In}, func() error {
+		return x.retracting(n, func() error {
 			return errAt(n.Pos, sqlerr.Unsupported, "A table function or UNNEST over the upsert output of a table function is not supported yet").
 				WithHint("let the function emit a retract changelog (with UPDATE_BEFORE)")
 		})
-		if err != nil {
-			return nil, err
-		}
-		return n.WithInputs(ins), nil
 	case *plan.PTFCall:
 		return x.placePTF(n)
 	case *plan.WindowAggregate:
-		ins, err := x.retractInputs([]plan.Rel{n.In}, func() error {
+		return x.retracting(n, func() error {
 			return errAt(n.Pos, sqlerr.Unsupported, "Aggregating the upsert output of a table function is not supported yet").
 				WithHint("let the function emit a retract changelog (with UPDATE_BEFORE)")
 		})
-		if err != nil {
-			return nil, err
-		}
-		return n.WithInputs(ins), nil
 	case *plan.WindowJoin:
-		ins, err := x.retractInputs(n.Inputs(), func() error {
+		return x.retracting(n, func() error {
 			return errAt(n.Pos, sqlerr.Unsupported, "Joining the upsert output of a table function is not supported yet")
 		})
-		if err != nil {
-			return nil, err
-		}
-		return n.WithInputs(ins), nil
 	case *plan.WindowTVF:
-		in, err := x.visit(n.In)
-		if err != nil {
-			return nil, err
-		}
-		return n.WithInputs([]plan.Rel{in}), nil
+		return x.visitInputs(n)
 	case *plan.Limit:
 		in, err := x.visit(n.In)
 		if err != nil {
@@ -177,16 +149,31 @@ func (x *placer) place(r plan.Rel) (plan.Rel, error) {
 		}
 		return n.WithInputs([]plan.Rel{in}), nil
 	case *plan.Normalize:
-		in, err := x.visit(n.In)
-		if err != nil {
-			return nil, err
-		}
-		return n.WithInputs([]plan.Rel{in}), nil
+		return x.visitInputs(n)
 	}
 	if d, ok, err := x.placeTime(r); ok {
 		return d, err
 	}
 	return nil, fmt.Errorf("internal: cannot place normalizes in %T", r)
+}
+
+// retracting rebuilds n with every input delivering retractions
+// (retractInputs).
+func (x *placer) retracting(n plan.Rel, fail upsertError) (plan.Rel, error) {
+	ins, err := x.retractInputs(n.Inputs(), fail)
+	if err != nil {
+		return nil, err
+	}
+	return n.WithInputs(ins), nil
+}
+
+// visitInputs rebuilds the one-input node n over its visited input.
+func (x *placer) visitInputs(n plan.Rel) (plan.Rel, error) {
+	in, err := x.visit(n.Inputs()[0])
+	if err != nil {
+		return nil, err
+	}
+	return n.WithInputs([]plan.Rel{in}), nil
 }
 
 // retractInputs makes each input deliver retractions to its consumer: it
