@@ -168,15 +168,7 @@ func (e *similarExpr) Type() types.Type { return e.t }
 func (e *similarExpr) precedence() int  { return precCompare }
 
 func (e *similarExpr) String() string {
-	op := " SIMILAR TO "
-	if e.not {
-		op = " NOT SIMILAR TO "
-	}
-	out := paren(e.s, precCompare+1) + op + paren(e.pat, precCompare+1)
-	if e.escape != 0 {
-		out += " ESCAPE " + sqlLiteral(types.NewString(string(e.escape)), types.String)
-	}
-	return out
+	return patternString(e.s, "SIMILAR TO", e.not, e.pat, e.escape)
 }
 
 func (e *similarExpr) Eval(row []types.Value) (types.Value, error) {

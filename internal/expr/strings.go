@@ -129,14 +129,16 @@ func newLike(not bool, s, pat Expr) (Expr, error) {
 
 func (l *likeExpr) Type() types.Type { return l.t }
 func (l *likeExpr) precedence() int  { return precCompare }
-func (l *likeExpr) String() string {
-	op := " LIKE "
-	if l.not {
-		op = " NOT LIKE "
+func (l *likeExpr) String() string { return patternString(l.s, "LIKE", l.not, l.pat, l.escape) }
+
+// patternString prints s [NOT] op pat [ESCAPE 'c'] (LIKE, SIMILAR TO).
+func patternString(s Expr, op string, not bool, pat Expr, escape rune) string {
+	if not {
+		op = "NOT " + op
 	}
-	out := paren(l.s, precCompare+1) + op + paren(l.pat, precCompare+1)
-	if l.escape != 0 {
-		out += " ESCAPE " + sqlLiteral(types.NewString(string(l.escape)), types.String)
+	out := paren(s, precCompare+1) + " " + op + " " + paren(pat, precCompare+1)
+	if escape != 0 {
+		out += " ESCAPE " + sqlLiteral(types.NewString(string(escape)), types.String)
 	}
 	return out
 }
