@@ -129,7 +129,7 @@ func newLike(not bool, s, pat Expr) (Expr, error) {
 
 func (l *likeExpr) Type() types.Type { return l.t }
 func (l *likeExpr) precedence() int  { return precCompare }
-func (l *likeExpr) String() string { return patternString(l.s, "LIKE", l.not, l.pat, l.escape) }
+func (l *likeExpr) String() string   { return patternString(l.s, "LIKE", l.not, l.pat, l.escape) }
 
 // patternString prints s [NOT] op pat [ESCAPE 'c'] (LIKE, SIMILAR TO).
 func patternString(s Expr, op string, not bool, pat Expr, escape rune) string {
