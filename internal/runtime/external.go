@@ -6,7 +6,6 @@ import (
 	"errors"
 	"fmt"
 	"maps"
-	"slices"
 	"sort"
 	"sync"
 
@@ -185,6 +184,12 @@ func (s *source) openExternal(ctx context.Context) error {
 		go r.fetch(e)
 	}
 	s.reader, s.mix = r, r
+	s.extOf = make([]*extInput, len(s.inputs))
+	for _, e := range exts {
+		for _, i := range e.inputs() {
+			s.extOf[i] = e
+		}
+	}
 	return nil
 }
 
@@ -594,12 +599,8 @@ func (s *source) badRecord(in *jobgraph.Input, rec *connector.Record, err error)
 // longer than the source's idle timeout (continuous reading only).
 func (s *source) emitWatermark(ctx context.Context, i int) error {
 	var e *extInput
-	if src := s.inputs[i].Source; src != nil && s.mix != nil {
-		for _, x := range s.mix.ext {
-			if x.input == i || slices.Contains(x.also, i) {
-				e = x
-			}
-		}
+	if s.extOf != nil {
+		e = s.extOf[i]
 	}
 	idle := int64(0)
 	var now int64

@@ -42,6 +42,8 @@ type source struct {
 	sinceCP int
 	// mix reads the external (Kafka) inputs, nil without any.
 	mix *mixReader
+	// extOf is the external reader of each input (nil for log inputs).
+	extOf []*extInput
 	// dlq is the encoding buffer of dead-letter rows.
 	dlq []byte
 }
