@@ -1,6 +1,7 @@
 package ptf
 
 import (
+	"fmt"
 	"time"
 
 	"github.com/eddy-sql/eddy/types"
@@ -15,7 +16,7 @@ type Host interface {
 	// during the call; the host copies what it keeps.
 	Emit(kind types.RowKind, vals []types.Value)
 	// Time is time() of the call: the row's on_time value in Eval, the
-	// timer's time in OnTimer.
+	// timer's time in OnTimer (in the timer's domain).
 	Time() (time.Time, bool)
 	CurrentWatermark() (time.Time, bool)
 	TableWatermark() (time.Time, bool)
@@ -32,6 +33,18 @@ type Host interface {
 	ViewState(e StateEntry) any
 	// CurrentTimer is the firing timer in OnTimer; name "" is unnamed.
 	CurrentTimer() (name string, t time.Time, ok bool)
+	// TimerDomain is the domain of the firing timer; ok is false outside
+	// OnTimer.
+	TimerDomain() (d TimerDomain, ok bool)
+	// RegisterProcessingTimer registers a processing-time timer; name ""
+	// registers an unnamed one (an Eddy extension, see
+	// Context.RegisterOnProcessingTime).
+	RegisterProcessingTimer(name string, t time.Time) error
+	ClearProcessingTimer(name string)
+	ClearUnnamedProcessingTimer(t time.Time)
+	// CurrentProcessingTime is the engine's processing time: its clock,
+	// which tests control.
+	CurrentProcessingTime() time.Time
 	// Key is the partition key of the call (nil without PARTITION BY).
 	Key() []types.Value
 	// TableSemantics describes a table argument of the call.
@@ -99,7 +112,9 @@ func (c *Context) CollectKind(kind types.RowKind, vals ...types.Value) {
 }
 
 // Time returns time() of the call: the row's on_time value in Eval, the
-// timer's time in OnTimer; ok is false when the call has no time.
+// timer's time in OnTimer; ok is false when the call has no time. For a
+// processing-time timer (see TimerDomain) it is the timer's processing
+// time, which is also the rowtime of the rows the call collects.
 func (c *Context) Time() (t time.Time, ok bool) { return c.h.Time() }
 
 // CurrentWatermark returns the function's watermark, the minimum over its
@@ -128,14 +143,88 @@ func (c *Context) RegisterOnTime(name string, t time.Time) error {
 // Its error is as RegisterOnTime's.
 func (c *Context) RegisterOnTimeUnnamed(t time.Time) error { return c.h.RegisterTimer("", t) }
 
-// ClearTimer deletes the named timer of the current key, if any.
+// ClearTimer deletes the named event-time timer of the current key, if
+// any (ClearProcessingTimer deletes a processing-time one).
 func (c *Context) ClearTimer(name string) { c.h.ClearTimer(name) }
 
-// ClearTimerAt deletes the unnamed timer at t of the current key, if any.
+// ClearTimerAt deletes the unnamed event-time timer at t of the current
+// key, if any.
 func (c *Context) ClearTimerAt(t time.Time) { c.h.ClearUnnamedTimer(t) }
 
-// ClearAllTimers deletes every timer of the current key, now.
+// ClearAllTimers deletes every timer of the current key, now: event-time
+// and processing-time ones.
 func (c *Context) ClearAllTimers() { c.h.ClearAllTimers() }
+
+// TimerDomain is the time a timer fires on: the watermark (EventTime, the
+// timers of Flink's PTFs) or the engine's clock (ProcessingTime, an Eddy
+// extension).
+type TimerDomain uint8
+
+const (
+	// EventTime timers fire when the function's watermark reaches them.
+	EventTime TimerDomain = iota
+	// ProcessingTime timers fire when the engine's clock passes them.
+	ProcessingTime
+)
+
+// String returns "EVENT_TIME" or "PROCESSING_TIME", as Flink's TimeDomain.
+func (d TimerDomain) String() string {
+	switch d {
+	case EventTime:
+		return "EVENT_TIME"
+	case ProcessingTime:
+		return "PROCESSING_TIME"
+	}
+	return fmt.Sprintf("TimerDomain(%d)", uint8(d))
+}
+
+// RegisterOnProcessingTime registers (or replaces) the named
+// processing-time timer of the current key: OnTimer runs for the key once
+// the engine's clock (CurrentProcessingTime) reaches t. This is an Eddy
+// extension; Flink's PTFs have event-time timers only.
+//
+// Processing-time timers are a namespace of their own: a processing-time
+// and an event-time timer may share a name. They are checkpointed with the
+// state like event-time timers and fire in (time, key, name) order, an
+// unnamed timer first. A time at or before the current processing time
+// fires at the next advance of the clock. The end of a bounded input
+// fires only those the clock has passed, none ahead of time (Flink does
+// not fire processing-time timers at the end of input either); a timer at
+// MaxTime never fires.
+//
+// The errors are as RegisterOnTime's: ErrTimersNotSupported,
+// ErrEmptyTimerName or ErrTimerOutOfRange, and the timer is not
+// registered then.
+func (c *Context) RegisterOnProcessingTime(name string, t time.Time) error {
+	if name == "" {
+		return ErrEmptyTimerName
+	}
+	return c.h.RegisterProcessingTimer(name, t)
+}
+
+// RegisterOnProcessingTimeUnnamed registers an unnamed processing-time
+// timer; one per key and time. Its error is as RegisterOnProcessingTime's.
+func (c *Context) RegisterOnProcessingTimeUnnamed(t time.Time) error {
+	return c.h.RegisterProcessingTimer("", t)
+}
+
+// ClearProcessingTimer deletes the named processing-time timer of the
+// current key, if any.
+func (c *Context) ClearProcessingTimer(name string) { c.h.ClearProcessingTimer(name) }
+
+// ClearProcessingTimerAt deletes the unnamed processing-time timer at t of
+// the current key, if any.
+func (c *Context) ClearProcessingTimerAt(t time.Time) { c.h.ClearUnnamedProcessingTimer(t) }
+
+// CurrentProcessingTime returns the engine's processing time: the clock
+// processing-time timers and state TTL run on. Engines inject the clock,
+// so tests control it (ptftest's SetProcessingTime).
+func (c *Context) CurrentProcessingTime() time.Time { return c.h.CurrentProcessingTime() }
+
+// TimerDomain returns the domain of the firing timer: EventTime or
+// ProcessingTime; ok is false outside OnTimer. In OnTimer, Time returns
+// the timer's time in that domain.
+func (c *Context) TimerDomain() (d TimerDomain, ok bool) { return c.h.TimerDomain() }
 
 // ClearState removes the named state entry of the current key when the
 // call returns; changes made to it in this call are discarded.
@@ -145,14 +234,16 @@ func (c *Context) ClearState(name string) { c.h.ClearState(name) }
 // returns.
 func (c *Context) ClearAllState() { c.h.ClearAllState() }
 
-// ClearAll clears all state and all timers of the current key.
+// ClearAll clears all state and all timers (of both domains) of the
+// current key.
 func (c *Context) ClearAll() {
 	c.h.ClearAllTimers()
 	c.h.ClearAllState()
 }
 
 // CurrentTimer returns the name of the firing timer ("" for an unnamed
-// one); ok is false outside OnTimer.
+// one); ok is false outside OnTimer. TimerDomain tells an event-time timer
+// from a processing-time one of the same name.
 func (c *Context) CurrentTimer() (name string, ok bool) {
 	name, _, ok = c.h.CurrentTimer()
 	return name, ok

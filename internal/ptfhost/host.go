@@ -67,10 +67,11 @@ type Call struct {
 	StateTTL time.Duration
 }
 
-// Timer is a pending timer.
+// Timer is a pending or firing timer.
 type Timer struct {
-	Name string
-	Time time.Time
+	Name   string
+	Time   time.Time
+	Domain ptf.TimerDomain
 }
 
 // Host drives one call: rows and watermarks in, rows out, with state in
@@ -86,7 +87,7 @@ type Host struct {
 	// OnCollect sees every row the function collected.
 	OnCollect func(kind types.RowKind, vals []types.Value)
 	// OnTimer sees every timer as it fires.
-	OnTimer func(key []types.Value, name string, t time.Time)
+	OnTimer func(key []types.Value, t Timer)
 }
 
 // New plans the call and opens a host whose processing time starts at
@@ -135,9 +136,9 @@ func (h *Host) open() error {
 			h.OnCollect(k, v)
 		}
 	}
-	fh.OnTimer = func(key []types.Value, name string, t time.Time) {
+	fh.OnTimer = func(key []types.Value, t runtime.TimerInfo) {
 		if h.OnTimer != nil {
-			h.OnTimer(key, name, t)
+			h.OnTimer(key, Timer{Name: t.Name, Time: t.Time, Domain: t.Domain})
 		}
 	}
 	h.fh = fh
@@ -175,8 +176,12 @@ func (h *Host) End() error { return h.fh.End() }
 // EvalOnce calls Eval once, for a function without table arguments.
 func (h *Host) EvalOnce() error { return h.fh.EvalOnce() }
 
-// Advance moves processing time forward.
-func (h *Host) Advance(d time.Duration) { h.clock.Advance(d) }
+// Advance moves processing time forward and fires the processing-time
+// timers due by then, as a job does when its clock moves.
+func (h *Host) Advance(d time.Duration) error {
+	h.clock.Advance(d)
+	return h.fh.ProcessingTime(h.clock.T)
+}
 
 // Now returns the current processing time.
 func (h *Host) Now() time.Time { return h.clock.T }
@@ -185,7 +190,7 @@ func (h *Host) Now() time.Time { return h.clock.T }
 func (h *Host) Timers(key ...types.Value) []Timer {
 	var out []Timer
 	for _, t := range h.fh.Timers(key...) {
-		out = append(out, Timer{Name: t.Name, Time: t.Time})
+		out = append(out, Timer{Name: t.Name, Time: t.Time, Domain: t.Domain})
 	}
 	return out
 }

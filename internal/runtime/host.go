@@ -20,13 +20,22 @@ type FunctionHost struct {
 	// the key prefix, pass-through columns and rowtime are added.
 	OnCollect func(kind types.RowKind, vals []types.Value)
 	// OnTimer, when set, sees every timer as it fires.
-	OnTimer func(key []types.Value, name string, t time.Time)
+	OnTimer func(key []types.Value, t TimerInfo)
 }
 
 // TimerInfo is a pending timer.
 type TimerInfo struct {
-	Name string // "" for unnamed timers
-	Time time.Time
+	Name   string // "" for unnamed timers
+	Time   time.Time
+	Domain ptf.TimerDomain
+}
+
+func timerInfo(e timerEntry) TimerInfo {
+	ti := TimerInfo{Name: e.name, Time: timeOf(e.t)}
+	if e.proc {
+		ti.Domain = ptf.ProcessingTime
+	}
+	return ti
 }
 
 // NewFunctionHost creates a host for spec. State lives in be under ns;
@@ -42,9 +51,9 @@ func NewFunctionHost(spec *jobgraph.PTF, ns string, be state.Backend, clock Cloc
 			h.OnCollect(k, v)
 		}
 	}
-	op.onFire = func(key []types.Value, name string, t int64) {
+	op.onFire = func(key []types.Value, e timerEntry) {
 		if h.OnTimer != nil {
-			h.OnTimer(key, name, timeOf(t))
+			h.OnTimer(key, timerInfo(e))
 		}
 	}
 	h.op = op
@@ -66,14 +75,26 @@ func (h *FunctionHost) Watermark(input int, t time.Time) error {
 	return h.op.advance(input, ns)
 }
 
-// End sends the maximum watermark on every table, firing all timers.
+// End ends the input as a job does: it sends the maximum watermark on
+// every table, firing all event-time timers, then fires the
+// processing-time timers the clock has passed (the others stay).
 func (h *FunctionHost) End() error {
 	for i := range h.op.spec.Tables {
 		if err := h.op.advance(h.op.spec.Tables[i].Input, MaxWatermark); err != nil {
 			return err
 		}
 	}
-	return nil
+	return h.op.OnProcessingTime(MaxWatermark)
+}
+
+// ProcessingTime fires the processing-time timers due at now, as a job
+// does when its clock moves (the host's clock should read now).
+func (h *FunctionHost) ProcessingTime(now time.Time) error {
+	ns, err := timerNanos(now)
+	if err != nil {
+		return err
+	}
+	return h.op.OnProcessingTime(ns)
 }
 
 // Flush writes cached state and timers to the backend (a checkpoint).
@@ -83,11 +104,13 @@ func (h *FunctionHost) keyOf(key []types.Value) string {
 	return string(types.AppendRow(nil, types.Row{Values: key}))
 }
 
-// Timers returns the pending timers of a key in firing order.
+// Timers returns the pending timers of a key: the event-time ones in
+// firing order, then the processing-time ones in firing order.
 func (h *FunctionHost) Timers(key ...types.Value) []TimerInfo {
 	var out []TimerInfo
-	for _, t := range h.op.timers.pending(h.keyOf(key)) {
-		out = append(out, TimerInfo{Name: t.name, Time: timeOf(t.t)})
+	k := h.keyOf(key)
+	for _, t := range append(h.op.timers.pending(k), h.op.ptimers.pending(k)...) {
+		out = append(out, timerInfo(t))
 	}
 	return out
 }

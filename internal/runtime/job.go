@@ -124,6 +124,10 @@ type Job struct {
 	// then checkpoints at every tick of an idle input, so that processing
 	// time advances (and windows fire on the clock) without input.
 	procTime bool
+	// procTimers counts the function operators (of all subtasks) that have
+	// processing-time timers: while it is not zero the source ticks as
+	// with procTime, so that the timers fire without input.
+	procTimers atomic.Int64
 }
 
 // jobMetrics are updated by the tasks and read by Metrics.
@@ -510,7 +514,11 @@ func (j *Job) newSubtask(i int) (*subtask, error) {
 		st.ops[k] = op
 		if p, ok := onProcTime(op); ok {
 			st.procOps = append(st.procOps, p)
-			j.procTime = true
+			if _, isPTF := op.(*ptfNode); !isPTF {
+				// A function needs ticks only while it has
+				// processing-time timers (procTimers counts them).
+				j.procTime = true
+			}
 		}
 	}
 	return st, nil
@@ -576,7 +584,7 @@ func (j *Job) newOperator(st *subtask, k int, out *nodeOut) (Operator, error) {
 	case *jobgraph.WindowJoin:
 		return newWindowJoinOp(spec, oc)
 	case *jobgraph.PTF:
-		opts := []ptfOpOption{withMaxKeys(j.opts.CacheKeys)}
+		opts := []ptfOpOption{withMaxKeys(j.opts.CacheKeys), withProcPending(&j.procTimers)}
 		if j.par > 1 {
 			// On restore each subtask takes only the keys it owns.
 			opts = append(opts, withKeyOwner(keyOwner(j.par, st.idx)))

@@ -152,6 +152,14 @@ func (o *ptfNode) Watermark(port int, wm int64) error {
 	return nil
 }
 
+// OnProcessingTime implements procTimeOperator: it fires the function's
+// processing-time timers.
+func (o *ptfNode) OnProcessingTime(now int64) error { return o.op.OnProcessingTime(now) }
+
+// usesProcTime: only calls that may have timers can have processing-time
+// ones.
+func (o *ptfNode) usesProcTime() bool { return o.op.timersOK }
+
 func (o *ptfNode) Flush() error {
 	if err := o.op.flush(); err != nil {
 		return fmt.Errorf("checkpoint: %w", err)

@@ -7,6 +7,7 @@ import (
 	"hash/maphash"
 	"runtime/debug"
 	"slices"
+	"sync/atomic"
 	"time"
 
 	"github.com/eddy-sql/eddy/internal/jobgraph"
@@ -78,9 +79,18 @@ type ptfOp struct {
 	reuseOut bool
 	outBuf   []types.Value
 	timers   *timerQueue
-	wm       []int64 // per table
-	opWM     int64
-	timersOK bool
+	// ptimers are the processing-time timers (an Eddy extension), fired
+	// by OnProcessingTime.
+	ptimers *timerQueue
+	// procPending, when set, counts the operators of a job that have
+	// processing-time timers (procHeld says whether this one is counted),
+	// so that the job ticks on an idle input while one has (see
+	// Job.procTimers).
+	procPending *atomic.Int64
+	procHeld    bool
+	wm          []int64 // per table
+	opWM        int64
+	timersOK    bool
 
 	// ORDER BY buffers, per table (nil for tables without ORDER BY); see
 	// orderby.go.
@@ -114,7 +124,7 @@ type ptfOp struct {
 	keyVals    []types.Value
 	dirty      []*keyState // keys with state to write at the next flush
 	onCollect  func(types.RowKind, []types.Value)
-	onFire     func([]types.Value, string, int64)
+	onFire     func([]types.Value, timerEntry)
 	timerDirty map[string]struct{}
 	viewClear  []bool
 }
@@ -133,6 +143,12 @@ func withKeyOwner(owns func(key []types.Value) bool) ptfOpOption {
 // see Env.Functions).
 func withInstance(inst *ptf.Definition) ptfOpOption {
 	return func(op *ptfOp) { op.instance = inst }
+}
+
+// withProcPending makes the operator count itself in n while it has
+// processing-time timers.
+func withProcPending(n *atomic.Int64) ptfOpOption {
+	return func(op *ptfOp) { op.procPending = n }
 }
 
 // withMaxKeys bounds the number of keys whose state the operator caches
@@ -169,7 +185,8 @@ func newPTFOp(spec *jobgraph.PTF, ns string, kv KV, clock Clock, emit func(types
 		tableOf:    map[int]int{},
 		cache:      map[uint64]*keyState{},
 		seed:       maphash.MakeSeed(),
-		timers:     newTimerQueue(),
+		timers:     newTimerQueue(false),
+		ptimers:    newTimerQueue(true),
 		wm:         make([]int64, len(spec.Tables)),
 		orders:     make([]*orderBuffer, len(spec.Tables)),
 		orderTTL:   max(spec.StateTTL, 0),
@@ -233,9 +250,15 @@ func (op *ptfOp) restore() error {
 			if err != nil || ks == nil {
 				return err
 			}
-			return decodeTimers(e.Value, func(name string, _ bool, t int64) {
-				op.timers.register(string(e.Key), ks.keyVals, name, t)
+			err = decodeTimers(e.Value, func(name string, _, proc bool, t int64) {
+				q := op.timers
+				if proc {
+					q = op.ptimers
+				}
+				q.register(string(e.Key), ks.keyVals, name, t)
 			})
+			op.syncProcPending()
+			return err
 		case state.KindMap:
 			if err := op.restoreOrderEntry(e); err != nil {
 				return fmt.Errorf("restoring ORDER BY buffers: %w", err)
@@ -513,7 +536,7 @@ func (op *ptfOp) fire(e timerEntry) error {
 	op.curTimer, op.curRow = &e, nil
 	op.hasTime, op.curTime = true, e.t
 	if op.onFire != nil {
-		op.onFire(ks.keyVals, e.name, e.t)
+		op.onFire(ks.keyVals, e)
 	}
 	if op.def.OnTimer == nil {
 		return nil
@@ -561,7 +584,7 @@ func (op *ptfOp) flush() error {
 	// A key's timers are saved as one record, written without reading:
 	// the queue in memory is the truth, the record only serves restore.
 	for key := range op.timerDirty {
-		pending := op.timers.pending(key)
+		pending := append(op.timers.pending(key), op.ptimers.pending(key)...)
 		var err error
 		if len(pending) == 0 {
 			err = op.kv.Delete(op.ns, timersEntry, []byte(key))
@@ -580,14 +603,25 @@ func (op *ptfOp) flush() error {
 // are saved.
 const timersEntry = "__timers"
 
+// Flags of a timer record.
+const (
+	timerUnnamed byte = 1 << 0
+	timerProc    byte = 1 << 1 // a processing-time timer
+)
+
 // encodeTimers renders timers as (flags byte, varint time, uvarint name
-// length, name) records; flag 1 marks an unnamed timer.
+// length, name) records; see timerUnnamed and timerProc for the flags.
+// Records written before processing-time timers existed have flags 0 or
+// 1, and read as they did.
 func encodeTimers(ts []timerEntry) []byte {
 	var b []byte
 	for _, t := range ts {
 		flag := byte(0)
 		if t.unnamed {
-			flag = 1
+			flag |= timerUnnamed
+		}
+		if t.proc {
+			flag |= timerProc
 		}
 		b = append(b, flag)
 		b = binary.AppendVarint(b, t.t)
@@ -598,9 +632,12 @@ func encodeTimers(ts []timerEntry) []byte {
 }
 
 // decodeTimers is the inverse of encodeTimers.
-func decodeTimers(b []byte, f func(name string, unnamed bool, t int64)) error {
+func decodeTimers(b []byte, f func(name string, unnamed, proc bool, t int64)) error {
 	for len(b) > 0 {
 		flag := b[0]
+		if flag&^(timerUnnamed|timerProc) != 0 {
+			return fmt.Errorf("corrupt timer record: flags %#x", flag)
+		}
 		t, n := binary.Varint(b[1:])
 		if n <= 0 {
 			return fmt.Errorf("corrupt timer record")
@@ -612,7 +649,7 @@ func decodeTimers(b []byte, f func(name string, unnamed bool, t int64)) error {
 		}
 		name := string(b[m : m+int(l)])
 		b = b[m+int(l):]
-		f(name, flag == 1, t)
+		f(name, flag&timerUnnamed != 0, flag&timerProc != 0, t)
 	}
 	return nil
 }
@@ -751,10 +788,96 @@ func (op *ptfOp) ClearUnnamedTimer(t time.Time) {
 
 func (op *ptfOp) ClearAllTimers() {
 	// Every persisted timer of a key this instance owns is also in the
-	// queue (loaded at open), so a key without queued timers has nothing
+	// queues (loaded at open), so a key without queued timers has nothing
 	// to delete.
-	if op.timers.clearKey(op.curKey) {
+	ev := op.timers.clearKey(op.curKey)
+	if op.ptimers.clearKey(op.curKey) || ev {
 		op.timerDirty[op.curKey] = struct{}{}
+	}
+}
+
+func (op *ptfOp) RegisterProcessingTimer(name string, t time.Time) error {
+	if !op.timersOK {
+		return errTimersNotSupported
+	}
+	ns, err := timerNanos(t)
+	if err != nil {
+		return err
+	}
+	op.ptimers.register(op.curKey, op.curKS.keyVals, name, ns)
+	op.timerDirty[op.curKey] = struct{}{}
+	op.syncProcPending()
+	return nil
+}
+
+func (op *ptfOp) ClearProcessingTimer(name string) {
+	if op.timersOK {
+		op.ptimers.clearNamed(op.curKey, name)
+		op.timerDirty[op.curKey] = struct{}{}
+	}
+}
+
+func (op *ptfOp) ClearUnnamedProcessingTimer(t time.Time) {
+	if ns, err := timerNanos(t); err == nil && op.timersOK {
+		op.ptimers.clearUnnamed(op.curKey, ns)
+		op.timerDirty[op.curKey] = struct{}{}
+	}
+}
+
+func (op *ptfOp) CurrentProcessingTime() time.Time { return time.Unix(0, op.now()).UTC() }
+
+func (op *ptfOp) TimerDomain() (ptf.TimerDomain, bool) {
+	switch {
+	case op.curTimer == nil:
+		return ptf.EventTime, false
+	case op.curTimer.proc:
+		return ptf.ProcessingTime, true
+	}
+	return ptf.EventTime, true
+}
+
+// OnProcessingTime fires the processing-time timers due at now (see
+// procTimeOperator), in (time, key, name) order. Timers registered while
+// they fire fire in the same call when due. At the end of a bounded input
+// (now is MaxWatermark) the clock is read once more and only the timers
+// it has passed fire: like Flink, Eddy does not fire processing-time
+// timers ahead of time when the input ends; the others stay in the state.
+// That last reading makes the outcome independent of how the input was
+// batched (the subtask reads the clock after each batch, but not after
+// the batch that ends the input).
+func (op *ptfOp) OnProcessingTime(now int64) error {
+	if op.ptimers.empty() {
+		return nil
+	}
+	if now == MaxWatermark {
+		now = op.now()
+	}
+	defer op.syncProcPending()
+	for {
+		e, ok := op.ptimers.popDue(now)
+		if !ok {
+			return nil
+		}
+		op.timerDirty[e.key] = struct{}{}
+		if err := op.fire(e); err != nil {
+			return err
+		}
+	}
+}
+
+// syncProcPending updates the job's count of operators with
+// processing-time timers.
+func (op *ptfOp) syncProcPending() {
+	if op.procPending == nil {
+		return
+	}
+	if has := !op.ptimers.empty(); has != op.procHeld {
+		op.procHeld = has
+		if has {
+			op.procPending.Add(1)
+		} else {
+			op.procPending.Add(-1)
+		}
 	}
 }
 

@@ -320,10 +320,11 @@ func (s *source) idle(ctx context.Context) error {
 				stop()
 				return err
 			}
-			if s.sinceCP > 0 || s.job.procTime {
+			if s.sinceCP > 0 || s.job.procTime || s.job.procTimers.Load() > 0 {
 				// With processing-time operators, also without new
-				// input: windows may fire on the clock, and the
-				// checkpoint commits their results.
+				// input: windows and functions' processing-time timers
+				// may fire on the clock, and the checkpoint commits
+				// their results.
 				stop()
 				return s.barrier(ctx, s.job.newBarrier())
 			}

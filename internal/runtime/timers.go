@@ -7,13 +7,15 @@ import (
 )
 
 // timerEntry is one pending timer. Unnamed timers have name "" and
-// unnamed=true.
+// unnamed=true; processing-time timers have proc=true (they live in a
+// queue of their own, so it does not take part in the order).
 type timerEntry struct {
 	t       int64
 	key     string
 	vals    []types.Value // the key's values, for ordering
 	name    string
 	unnamed bool
+	proc    bool
 }
 
 // less orders timers by (time, key, name), the firing order Eddy
@@ -50,17 +52,19 @@ func (h *timerHeap) Pop() any {
 	return x
 }
 
-// timerQueue holds the timers of one operator instance. Named timers are
+// timerQueue holds the timers of one domain of an operator instance
+// (event time or processing time, see ptfOp). Named timers are
 // unique per (key, name); unnamed ones per (key, time). Deleted timers stay
 // in the heap and are skipped when popped (lazy deletion).
 type timerQueue struct {
 	named   map[string]map[string]int64
 	unnamed map[string]map[int64]struct{}
 	h       timerHeap
+	proc    bool // the queue's entries are processing-time timers
 }
 
-func newTimerQueue() *timerQueue {
-	return &timerQueue{named: map[string]map[string]int64{}, unnamed: map[string]map[int64]struct{}{}}
+func newTimerQueue(proc bool) *timerQueue {
+	return &timerQueue{named: map[string]map[string]int64{}, unnamed: map[string]map[int64]struct{}{}, proc: proc}
 }
 
 func (q *timerQueue) register(key string, vals []types.Value, name string, t int64) {
@@ -74,7 +78,7 @@ func (q *timerQueue) register(key string, vals []types.Value, name string, t int
 			return
 		}
 		m[t] = struct{}{}
-		heap.Push(&q.h, timerEntry{t: t, key: key, vals: vals, unnamed: true})
+		heap.Push(&q.h, timerEntry{t: t, key: key, vals: vals, unnamed: true, proc: q.proc})
 		return
 	}
 	m := q.named[key]
@@ -86,7 +90,7 @@ func (q *timerQueue) register(key string, vals []types.Value, name string, t int
 		return
 	}
 	m[name] = t
-	heap.Push(&q.h, timerEntry{t: t, key: key, vals: vals, name: name})
+	heap.Push(&q.h, timerEntry{t: t, key: key, vals: vals, name: name, proc: q.proc})
 }
 
 func (q *timerQueue) clearNamed(key, name string) {
@@ -121,6 +125,11 @@ func (q *timerQueue) live(e timerEntry) bool {
 	return ok && t == e.t
 }
 
+// empty reports whether the queue holds no timer. Deleted timers still
+// count until they are due, so it may say false for a queue whose timers
+// were all cleared.
+func (q *timerQueue) empty() bool { return len(q.h) == 0 }
+
 // popDue removes and returns the next live timer with time <= wm.
 func (q *timerQueue) popDue(wm int64) (timerEntry, bool) {
 	for len(q.h) > 0 && q.h[0].t <= wm {
@@ -142,10 +151,10 @@ func (q *timerQueue) popDue(wm int64) (timerEntry, bool) {
 func (q *timerQueue) pending(key string) []timerEntry {
 	var out []timerEntry
 	for t := range q.unnamed[key] {
-		out = append(out, timerEntry{t: t, key: key, unnamed: true})
+		out = append(out, timerEntry{t: t, key: key, unnamed: true, proc: q.proc})
 	}
 	for n, t := range q.named[key] {
-		out = append(out, timerEntry{t: t, key: key, name: n})
+		out = append(out, timerEntry{t: t, key: key, name: n, proc: q.proc})
 	}
 	for i := 1; i < len(out); i++ {
 		for j := i; j > 0 && out[j].less(out[j-1]); j-- {

@@ -10,5 +10,6 @@
 //	h.Output() // [+I[101, PENDING]]
 //
 // Time is virtual: watermarks move only with Watermark and End, processing
-// time (for state TTL) only with AdvanceTime.
+// time (state TTL, processing-time timers) only with AdvanceTime and
+// SetProcessingTime, which fire the processing-time timers they pass.
 package ptftest

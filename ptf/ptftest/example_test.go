@@ -66,7 +66,7 @@ func Example() {
 	fmt.Print(h.Format(h.Output()))
 	// Output:
 	// [user_id events rowtime]
-	// [{[ada] end 2026-08-01 09:07:00 +0000 UTC}]
+	// [{[ada] end 2026-08-01 09:07:00 +0000 UTC EVENT_TIME}]
 	// +I[ada, 2, 2026-08-01 09:07:00.000]
 	// +I[bob, 2, 2026-08-01 09:09:00.000]
 }

@@ -166,6 +166,8 @@ type Timer struct {
 	Key  []types.Value
 	Name string // "" for unnamed timers
 	Time time.Time
+	// Domain is ptf.EventTime (the zero value) or ptf.ProcessingTime.
+	Domain ptf.TimerDomain
 }
 
 // Collected is a row as the function collected it.
@@ -224,8 +226,8 @@ func New(def *ptf.Definition, opts ...Option) (*Harness, error) {
 	host.OnCollect = func(k types.RowKind, v []types.Value) {
 		h.collected = append(h.collected, Collected{Kind: k, Values: append([]types.Value(nil), v...)})
 	}
-	host.OnTimer = func(key []types.Value, name string, t time.Time) {
-		h.fired = append(h.fired, Timer{Key: append([]types.Value(nil), key...), Name: name, Time: t})
+	host.OnTimer = func(key []types.Value, t ptfhost.Timer) {
+		h.fired = append(h.fired, Timer{Key: append([]types.Value(nil), key...), Name: t.Name, Time: t.Time, Domain: t.Domain})
 	}
 	h.host = host
 	return h, nil
@@ -293,8 +295,9 @@ func (h *Harness) TableWatermark(arg string, t time.Time) error {
 	return h.forwardWatermark()
 }
 
-// End sends the maximum watermark, as the end of a bounded input does. A
-// harness fed by this one (Feed) ends too.
+// End sends the maximum watermark, as the end of a bounded input does,
+// firing every event-time timer, then the processing-time timers already
+// due; the others stay. A harness fed by this one (Feed) ends too.
 func (h *Harness) End() error {
 	if err := h.host.End(); err != nil {
 		return err
@@ -305,17 +308,29 @@ func (h *Harness) End() error {
 	return nil
 }
 
-// AdvanceTime moves processing time forward (state TTL).
-func (h *Harness) AdvanceTime(d time.Duration) { h.host.Advance(d) }
+// AdvanceTime moves processing time forward by d, as SetProcessingTime
+// does: state TTL counts in it, and the processing-time timers due by then
+// fire. The error is the first a firing timer's OnTimer returned.
+func (h *Harness) AdvanceTime(d time.Duration) error {
+	if d < 0 {
+		return fmt.Errorf("processing time cannot go back (AdvanceTime(%s))", d)
+	}
+	return h.host.Advance(d)
+}
 
 // SetProcessingTime sets processing time to t, as Flink's harnesses'
-// setProcessingTime; it cannot go back.
+// setProcessingTime, and fires the processing-time timers due by t
+// (ptf.Context.RegisterOnProcessingTime) in (time, key, name) order; it
+// cannot go back. Processing time moves only with SetProcessingTime and
+// AdvanceTime: Process, Watermark and End leave it. End, like the end of
+// a bounded input in a job, fires only the processing-time timers already
+// due (registered at or before the current processing time since the
+// clock last moved), none ahead of time.
 func (h *Harness) SetProcessingTime(t time.Time) error {
 	if t.Before(h.host.Now()) {
 		return fmt.Errorf("processing time cannot go back from %s to %s", h.host.Now().Format(time.RFC3339Nano), t.Format(time.RFC3339Nano))
 	}
-	h.host.Advance(t.Sub(h.host.Now()))
-	return nil
+	return h.host.Advance(t.Sub(h.host.Now()))
 }
 
 // Now returns the current processing time.
@@ -334,11 +349,12 @@ func (h *Harness) TakeOutput() []types.Row {
 // Collected returns the rows as the function collected them.
 func (h *Harness) Collected() []Collected { return h.collected }
 
-// Timers returns the pending timers of a key in firing order.
+// Timers returns the pending timers of a key: its event-time timers in
+// firing order, then its processing-time timers in firing order.
 func (h *Harness) Timers(key ...types.Value) []Timer {
 	var out []Timer
 	for _, t := range h.host.Timers(key...) {
-		out = append(out, Timer{Key: key, Name: t.Name, Time: t.Time})
+		out = append(out, Timer{Key: key, Name: t.Name, Time: t.Time, Domain: t.Domain})
 	}
 	return out
 }
