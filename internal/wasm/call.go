@@ -30,6 +30,8 @@ func (p *proxy) eval(inst *instance, ctx *ptf.Context, in *ptf.Input) error {
 	call := wire.CallTimer
 	if in != nil {
 		call = wire.CallEval
+	} else if d, _ := h.TimerDomain(); d == ptf.ProcessingTime {
+		call = wire.CallProcTimer
 	}
 	e.Byte(call)
 	e.Int(p.index)

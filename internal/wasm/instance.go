@@ -341,6 +341,9 @@ func (inst *instance) serveCallback(ops, req []byte) ([]byte, bool) {
 		c.views = append(c.views, c.h.ViewState(c.p.entryFor(name, kind)))
 		e.Varint(int64(len(c.views) - 1))
 		return e.B, true
+	case wire.HostProcessingTime:
+		e.Time(c.h.CurrentProcessingTime())
+		return e.B, true
 	case wire.HostStateTTL:
 		name := d.String()
 		if d.Err() != nil {
@@ -508,6 +511,21 @@ func (inst *instance) replay(c *callState, d *wire.Decoder, final bool) error {
 			}
 		case wire.OpClearAllTimer:
 			h.ClearAllTimers()
+		case wire.OpRegisterProcTimer:
+			name, t := d.String(), d.Time()
+			if d.Err() == nil {
+				if err := h.RegisterProcessingTimer(name, t); err != nil {
+					h.Fail(err)
+				}
+			}
+		case wire.OpClearProcTimer:
+			if name := d.String(); d.Err() == nil {
+				h.ClearProcessingTimer(name)
+			}
+		case wire.OpClearProcUnnamed:
+			if t := d.Time(); d.Err() == nil {
+				h.ClearUnnamedProcessingTimer(t)
+			}
 		case wire.OpClearState:
 			if name := d.String(); d.Err() == nil {
 				h.ClearState(name)

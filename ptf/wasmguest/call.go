@@ -19,7 +19,7 @@ func serve(req []byte) []byte {
 		return internalError(err)
 	}
 	switch call {
-	case wire.CallEval, wire.CallTimer:
+	case wire.CallEval, wire.CallTimer, wire.CallProcTimer:
 		return f.host.run(call, d)
 	case wire.CallChangelog:
 		return f.changelog(d)

@@ -29,6 +29,7 @@ type guestHost struct {
 	flags        byte
 	t, wm, twm   time.Time
 	timer        bool
+	procTimer    bool // the firing timer is a processing-time timer
 	timerName    string
 	timerTime    time.Time
 	key          []types.Value
@@ -99,7 +100,8 @@ func (h *guestHost) run(call byte, d *wire.Decoder) []byte {
 	if h.flags&wire.FlagTableWatermark != 0 {
 		h.twm = d.Time()
 	}
-	h.timer = call == wire.CallTimer
+	h.timer = call == wire.CallTimer || call == wire.CallProcTimer
+	h.procTimer = call == wire.CallProcTimer
 	if h.timer {
 		h.timerName, h.timerTime = d.String(), d.Time()
 	}
@@ -322,6 +324,56 @@ func (h *guestHost) ClearUnnamedTimer(t time.Time) {
 }
 
 func (h *guestHost) ClearAllTimers() { h.out.Byte(wire.OpClearAllTimer) }
+
+func (h *guestHost) RegisterProcessingTimer(name string, t time.Time) error {
+	if !h.timersOK {
+		return ptf.ErrTimersNotSupported
+	}
+	if err := checkTimerTime(t); err != nil {
+		return err
+	}
+	h.out.Byte(wire.OpRegisterProcTimer)
+	h.out.String(name)
+	h.out.Time(t)
+	return nil
+}
+
+func (h *guestHost) ClearProcessingTimer(name string) {
+	h.out.Byte(wire.OpClearProcTimer)
+	h.out.String(name)
+}
+
+func (h *guestHost) ClearUnnamedProcessingTimer(t time.Time) {
+	h.out.Byte(wire.OpClearProcUnnamed)
+	h.out.Time(t)
+}
+
+// CurrentProcessingTime asks the engine for its clock: requests do not
+// carry it, since most calls never read it.
+func (h *guestHost) CurrentProcessingTime() time.Time {
+	h.req.B = h.req.B[:0]
+	h.req.Byte(wire.HostProcessingTime)
+	d, err := h.callback()
+	if err != nil {
+		h.Fail(err)
+		return time.Time{}
+	}
+	t := d.Time()
+	if err := d.Err(); err != nil {
+		h.Fail(err)
+	}
+	return t
+}
+
+func (h *guestHost) TimerDomain() (ptf.TimerDomain, bool) {
+	switch {
+	case !h.timer:
+		return ptf.EventTime, false
+	case h.procTimer:
+		return ptf.ProcessingTime, true
+	}
+	return ptf.EventTime, true
+}
 
 func (h *guestHost) ClearState(name string) {
 	h.out.Byte(wire.OpClearState)

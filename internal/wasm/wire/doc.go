@@ -17,10 +17,10 @@
 //
 // Eval and OnTimer requests:
 //
-//	call byte (CallEval, CallTimer), function uvarint, generation uvarint,
+//	call byte (CallEval, CallTimer, CallProcTimer), function uvarint, generation uvarint,
 //	hasSetup bool [Setup], flags byte (bit 0 time, 1 watermark, 2 table
 //	watermark, 3 key from row) [time] [watermark] [table watermark],
-//	CallTimer: timer name string, timer time,
+//	CallTimer, CallProcTimer: timer name string, timer time,
 //	key Values (unless bit 3),
 //	CallEval: table uvarint (1 + index among the table arguments; 0 none),
 //	          kind byte, row Values,

@@ -9,9 +9,19 @@ import (
 	"github.com/eddy-sql/eddy/types"
 )
 
-// Version is the ABI version a module and a host must share. A module
-// reports it first in its description; the host refuses other versions.
-const Version = 1
+// Version is the ABI version of this package. A module reports the version
+// it was built with first in its description; the host accepts modules
+// from MinVersion to Version and refuses others.
+//
+// Version 2 added processing-time timers (CallProcTimer, OpRegisterProcTimer,
+// OpClearProcTimer, OpClearProcUnnamed, HostProcessingTime). A version 1
+// module never registers one, so it never sees them: a host speaks to it
+// as before. A version 2 module is refused by a version 1 host instead of
+// failing on the first unknown op.
+const Version = 2
+
+// MinVersion is the oldest module ABI version the host accepts.
+const MinVersion = 1
 
 // The names of the module's exports and of the host's imports.
 const (
@@ -44,6 +54,7 @@ const (
 	CallDerive     byte = 4 // the DeriveOutput callback (planning)
 	CallStateJSON  byte = 5 // a value-state encoding as JSON (test harness)
 	CallStateParse byte = 6 // JSON into a value-state encoding (test harness)
+	CallProcTimer  byte = 7 // OnTimer for a processing-time timer (as CallTimer; version 2)
 )
 
 // Ops: what a function did during a call, in order, in the response (and
@@ -58,6 +69,10 @@ const (
 	OpClearAllTimer byte = 6
 	OpClearState    byte = 7 // name
 	OpClearAllState byte = 8
+	// Processing-time timers (version 2).
+	OpRegisterProcTimer byte = 9  // name, time
+	OpClearProcTimer    byte = 10 // name
+	OpClearProcUnnamed  byte = 11 // time
 )
 
 // Host callback requests (the request of ImportHost).
@@ -75,9 +90,10 @@ const (
 	HostMapDelete        byte = 11
 	HostMapRange         byte = 12 // handle -> n, (key, value)*, Error
 	HostMapClear         byte = 13
-	HostStatusOK              = 0 // the answer is in out
-	HostStatusTooLarge        = 1 // the answer did not fit: fetch it with ImportResult
-	HostStatusBadRequest      = 2 // the request was malformed (a bug)
+	HostProcessingTime   byte = 14 // -> time (version 2)
+	HostStatusOK              = 0  // the answer is in out
+	HostStatusTooLarge        = 1  // the answer did not fit: fetch it with ImportResult
+	HostStatusBadRequest      = 2  // the request was malformed (a bug)
 )
 
 // Result statuses of a call.
@@ -163,8 +179,8 @@ func (m *Module) Encode(e *Encoder) {
 func DecodeModule(b []byte) (*Module, error) {
 	d := &Decoder{B: b}
 	m := &Module{Version: d.Int()}
-	if d.Err() == nil && m.Version != Version {
-		return m, fmt.Errorf("the module was built for Eddy function ABI version %d, this server speaks version %d: rebuild it against this version of github.com/eddy-sql/eddy", m.Version, Version)
+	if d.Err() == nil && (m.Version < MinVersion || m.Version > Version) {
+		return m, fmt.Errorf("the module was built for Eddy function ABI version %d, this server speaks versions %d to %d: rebuild it against this version of github.com/eddy-sql/eddy", m.Version, MinVersion, Version)
 	}
 	m.Err = d.String()
 	n := d.Count()

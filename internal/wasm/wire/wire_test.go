@@ -33,6 +33,16 @@ func TestModuleRoundTrip(t *testing.T) {
 	m.Encode(&e)
 	_, err = DecodeModule(e.B)
 	require.ErrorContains(t, err, "built for Eddy function ABI version 99")
+
+	// Modules built before processing-time timers (version 1) still load:
+	// they never send or receive the version 2 messages.
+	require.Equal(t, 2, Version)
+	m.Version = 1
+	e.B = e.B[:0]
+	m.Encode(&e)
+	got, err = DecodeModule(e.B)
+	require.NoError(t, err)
+	require.Equal(t, 1, got.Version)
 }
 
 func TestSetupRoundTrip(t *testing.T) {
