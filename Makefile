@@ -8,7 +8,7 @@ build:
 
 # Every example function as a WebAssembly module, build/wasm/<Name>.wasm
 # exporting examples.<Name> (the artifacts of docs/artifacts.md).
-WASM_EXAMPLES = OrderStatusTracker ThresholdFilter Median InactivityAlert TtlCountdown MtControlStream PassThroughEnrich ChangelogAuditor RunningMax
+WASM_EXAMPLES = OrderStatusTracker ThresholdFilter Median InactivityAlert TtlCountdown MtControlStream PassThroughEnrich ChangelogAuditor RunningMax IdleAlert
 
 wasm-examples:
 	@mkdir -p build/wasm

@@ -9,7 +9,8 @@
 // (OrderStatusTracker, Median), TTL (TtlCountdown), timers
 // (InactivityAlert), several tables (MtControlStream), pass-through columns
 // (ThresholdFilter, PassThroughEnrich), updating input (ChangelogAuditor)
-// and updating output (OrderStatusTracker, RunningMax).
+// and updating output (OrderStatusTracker, RunningMax). IdleAlert, not in
+// the seed, shows processing-time timers (an Eddy extension).
 package examples
 
 import "github.com/eddy-sql/eddy/ptf"
@@ -26,6 +27,7 @@ func All() map[string]*ptf.Definition {
 		"PassThroughEnrich":  PassThroughEnrich,
 		"ChangelogAuditor":   ChangelogAuditor,
 		"RunningMax":         RunningMax,
+		"IdleAlert":          IdleAlert,
 	}
 }
 

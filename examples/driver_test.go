@@ -34,7 +34,8 @@ import (
 //	                               the output rows and errors
 //	watermark at=<ts> [table=<arg>]  advance the watermark; prints fired timers and rows
 //	end                            send the maximum watermark
-//	advance by=<duration>          move processing time forward (state TTL)
+//	advance by=<duration>          move processing time forward (state TTL); prints the
+//	                               processing-time timers that fire and their rows
 //	timers key=<v>[,<v>...]        the pending timers of a key
 //	state entry=<name> key=<v>     a value-state entry of a key as JSON, or "absent"
 //	set-state entry=<name> key=<v> set it from the JSON input
@@ -92,12 +93,13 @@ func (d *driver) run(t *testing.T, td *datadriven.TestData) string {
 		if err != nil {
 			td.Fatalf(t, "%v", err)
 		}
-		d.h.AdvanceTime(by)
-		return "now: " + d.h.Now().Format(time.RFC3339Nano)
+		before := len(d.h.Fired())
+		err = d.h.AdvanceTime(by)
+		return "now: " + d.h.Now().Format(time.RFC3339Nano) + "\n" + d.fired(before) + d.output(err)
 	case "timers":
 		var b strings.Builder
 		for _, tm := range d.h.Timers(d.key(t, td)...) {
-			fmt.Fprintf(&b, "%s %s\n", timerName(tm.Name), fmtTime(tm.Time))
+			fmt.Fprintf(&b, "%s %s%s\n", timerName(tm.Name), fmtTime(tm.Time), domainNote(tm.Domain))
 		}
 		return orNone(b.String())
 	case "state":
@@ -309,7 +311,7 @@ func (d *driver) output(err error) string {
 func (d *driver) fired(before int) string {
 	var b strings.Builder
 	for _, tm := range d.h.Fired()[before:] {
-		fmt.Fprintf(&b, "fired %v %s %s\n", tm.Key, timerName(tm.Name), fmtTime(tm.Time))
+		fmt.Fprintf(&b, "fired %v %s %s%s\n", tm.Key, timerName(tm.Name), fmtTime(tm.Time), domainNote(tm.Domain))
 	}
 	return b.String()
 }
@@ -407,6 +409,14 @@ func timerName(n string) string {
 		return "<unnamed>"
 	}
 	return n
+}
+
+// domainNote marks processing-time timers; event-time ones print bare.
+func domainNote(d ptf.TimerDomain) string {
+	if d == ptf.ProcessingTime {
+		return " (processing time)"
+	}
+	return ""
 }
 
 func fmtTime(t time.Time) string { return t.UTC().Format("2006-01-02 15:04:05.000") }

@@ -61,7 +61,7 @@ func Example_inactivityAlert() {
 	_ = h.Watermark(time.Date(2026, 8, 1, 9, 2, 0, 0, time.UTC))
 	fmt.Print(h.Format(h.Output()))
 	// Output:
-	// [{[1] inactivity 2026-08-01 09:01:30 +0000 UTC}]
+	// [{[1] inactivity 2026-08-01 09:01:30 +0000 UTC EVENT_TIME}]
 	// +I[1, inactive, 60000, 2026-08-01 09:01:30.000]
 }
 

@@ -15,6 +15,7 @@ import (
 var seedNames = []string{
 	"OrderStatusTracker", "ThresholdFilter", "Median", "InactivityAlert", "TtlCountdown",
 	"MtControlStream", "PassThroughEnrich", "ChangelogAuditor", "RunningMax",
+	"IdleAlert", // not in the seed: processing-time timers, an Eddy extension
 }
 
 // TestRegister: every seed function is registered as examples.<Name>, once.
