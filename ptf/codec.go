@@ -381,6 +381,9 @@ func compile(t reflect.Type, depth int) (plan, bool) {
 			return b, nil
 		}, isNilPointer}, true // a map is one pointer
 	case reflect.Struct:
+		if fp, ok := flatPlan(t); ok {
+			return fp, true
+		}
 		var offs []uintptr
 		var encs []encFunc
 		var decs []decFunc

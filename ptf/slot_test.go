@@ -150,3 +150,64 @@ func TestStateSlotCustomCodec(t *testing.T) {
 	require.NoError(t, err)
 	require.Equal(t, &order{}, got, "fields of the previous value do not survive")
 }
+
+
+type leaves struct {
+	S   string
+	B   bool
+	I   int
+	I8  int8
+	I16 int16
+	I32 int32
+	U   uint
+	U8  uint8
+	U16 uint16
+	U32 uint32
+	F   float32
+	D   float64
+}
+
+// A struct of strings, booleans and numbers takes the flat plan, which
+// encodes exactly as the general one (the concatenation of its fields'
+// encodings), decodes back, rejects truncated input and tests emptiness
+// as reflect does.
+func TestFlatPlanMatchesGeneralPlan(t *testing.T) {
+	typ := reflect.TypeFor[leaves]()
+	flat, ok := flatPlan(typ)
+	require.True(t, ok)
+	long := string(make([]byte, 300)) // a length of two varint bytes
+	values := []leaves{
+		{},
+		{S: "PENDING", B: true, I: -1 << 40, I8: -128, I16: 300, I32: -70000, U: 1 << 50, U8: 255, U16: 65535, U32: 1 << 31, F: 1.5, D: -2.25},
+		{S: long, D: math.Copysign(0, -1)},
+		{F: float32(math.Copysign(0, -1))},
+		{U8: 1},
+	}
+	for i, v := range values {
+		var general []byte
+		for k := 0; k < typ.NumField(); k++ {
+			fp, ok := compile(typ.Field(k).Type, 1)
+			require.True(t, ok)
+			general = fp.enc(general, unsafe.Add(unsafe.Pointer(&v), typ.Field(k).Offset))
+		}
+		b := flat.enc(nil, unsafe.Pointer(&v))
+		require.Equal(t, general, b, "value %d", i)
+		var out leaves
+		var in interner
+		rest, err := flat.dec(b, unsafe.Pointer(&out), &in)
+		require.NoError(t, err)
+		require.Empty(t, rest)
+		require.Equal(t, v, out)
+		require.Equal(t, reflect.ValueOf(v).IsZero(), flat.zero(unsafe.Pointer(&v)), "value %d", i)
+		for n := 0; n < len(b); n++ {
+			_, err := flat.dec(b[:n], unsafe.Pointer(&out), nil)
+			require.Error(t, err, "value %d cut at %d bytes", i, n)
+		}
+	}
+	type withTime struct {
+		S string
+		T time.Time
+	}
+	_, ok = flatPlan(reflect.TypeFor[withTime]())
+	require.False(t, ok, "time.Time is not a leaf")
+}

@@ -94,3 +94,17 @@ func BenchmarkServeNoop(b *testing.B) {
 		serve(req)
 	}
 }
+
+// BenchmarkStateSlot is the state path of a call of OrderStatusTracker:
+// load the value into the slot, change it, test and encode it.
+func BenchmarkStateSlot(b *testing.B) {
+	e := examples.OrderStatusTracker.State[0]
+	s := e.(ptf.SlotEntry).NewSlot()
+	enc, _ := e.EncodeState(&examples.OrderState{Status: "PENDING"})
+	b.ReportAllocs()
+	for range b.N {
+		x, _ := s.Load(enc)
+		x.(*examples.OrderState).Status = "SHIPPED"
+		_, _, _ = s.Store(x)
+	}
+}
