@@ -151,7 +151,6 @@ func TestStateSlotCustomCodec(t *testing.T) {
 	require.Equal(t, &order{}, got, "fields of the previous value do not survive")
 }
 
-
 type leaves struct {
 	S   string
 	B   bool

@@ -36,8 +36,8 @@ type guestHost struct {
 	row          []types.Value
 	slots        []slot
 	reuse        []ptf.StateSlot // per entry, the reusable value (nil when the entry has none)
-	out          wire.Encoder // the ops so far (since the last callback)
-	req          wire.Encoder // a callback's request
+	out          wire.Encoder    // the ops so far (since the last callback)
+	req          wire.Encoder    // a callback's request
 	encodedState []encoded
 	strs         wire.Interner // the strings of keys and rows
 }
