@@ -111,7 +111,9 @@ func (v *Value[T]) WithCodec(c Codec[T]) *Value[T] { v.codec = c; return v }
 
 // Get returns the state of the current key. Changes made through the
 // pointer are written back when the call returns, unless the entry is
-// cleared in the same call.
+// cleared in the same call. The pointer is valid during the call, like
+// the Context: inside a WebAssembly module every call reuses one value
+// (see StateSlot), so a function must not keep it for a later call.
 func (v *Value[T]) Get(ctx *Context) *T {
 	p, _ := ctx.h.ValueState(v).(*T)
 	if p == nil {
