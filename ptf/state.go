@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"reflect"
 	"time"
+	"unsafe"
 )
 
 // StateKind says how a state entry is stored.
@@ -84,11 +85,17 @@ type Value[T any] struct {
 	cfg   stateConfig
 	init  func(*T)
 	codec Codec[T]
+	// zero is the compiled emptiness test of T (nil when T is not made of
+	// the types of the binary codec: reflect is used then).
+	zero zeroFunc
 }
 
 // NewValue declares a value-state entry named name holding a T.
 func NewValue[T any](name string, opts ...StateOption) *Value[T] {
 	v := &Value[T]{name: name, codec: defaultCodec[T]()}
+	if c, ok := v.codec.(binaryCodec[T]); ok {
+		v.zero = c.zero
+	}
 	for _, o := range opts {
 		o(&v.cfg)
 	}
@@ -104,7 +111,9 @@ func (v *Value[T]) WithCodec(c Codec[T]) *Value[T] { v.codec = c; return v }
 
 // Get returns the state of the current key. Changes made through the
 // pointer are written back when the call returns, unless the entry is
-// cleared in the same call.
+// cleared in the same call. The pointer is valid during the call, like
+// the Context: inside a WebAssembly module every call reuses one value
+// (see StateSlot), so a function must not keep it for a later call.
 func (v *Value[T]) Get(ctx *Context) *T {
 	p, _ := ctx.h.ValueState(v).(*T)
 	if p == nil {
@@ -159,7 +168,96 @@ func (v *Value[T]) IsEmptyState(x any) bool {
 		return false
 	}
 	p, ok := x.(*T)
-	return ok && reflect.ValueOf(p).Elem().IsZero()
+	if !ok || p == nil {
+		return false
+	}
+	if v.zero != nil {
+		return v.zero(unsafe.Pointer(p))
+	}
+	return reflect.ValueOf(p).Elem().IsZero()
+}
+
+// StateSlot is a reusable value of one value-state entry, for a host that
+// serves one call at a time and keeps no value past the call (the
+// WebAssembly guest): it decodes each call's value into the same T and
+// encodes into the same buffer, so a call allocates nothing. What Load,
+// Reset and Store return is valid until the slot's next use.
+type StateSlot interface {
+	// Load decodes b into the slot's value and returns it (a *T, as
+	// DecodeState). On an error it returns the initial value.
+	Load(b []byte) (any, error)
+	// Reset sets the slot's value to the initial value (as NewState) and
+	// returns it.
+	Reset() any
+	// Store reports whether v (a *T) is empty (IsEmptyState) and, when it
+	// is not, returns its encoding (as EncodeState).
+	Store(v any) (b []byte, empty bool, err error)
+}
+
+// SlotEntry is implemented by value-state entries that provide a
+// StateSlot (those of NewValue).
+type SlotEntry interface {
+	StateEntry
+	NewSlot() StateSlot
+}
+
+// NewSlot implements SlotEntry.
+func (v *Value[T]) NewSlot() StateSlot {
+	s := &valueSlot[T]{v: v}
+	if c, ok := v.codec.(binaryCodec[T]); ok {
+		s.bin = &c
+	}
+	return s
+}
+
+// valueSlot is the StateSlot of a Value[T].
+type valueSlot[T any] struct {
+	v    *Value[T]
+	bin  *binaryCodec[T] // nil for other codecs
+	val  T
+	buf  []byte
+	strs interner
+}
+
+func (s *valueSlot[T]) Load(b []byte) (any, error) {
+	var zero T
+	s.val = zero
+	var err error
+	if s.bin != nil {
+		err = s.bin.decode(b, &s.val, &s.strs)
+	} else {
+		err = s.v.codec.Decode(b, &s.val)
+	}
+	if err != nil {
+		s.Reset()
+		return &s.val, fmt.Errorf("decoding state '%s': %w", s.v.name, err)
+	}
+	return &s.val, nil
+}
+
+func (s *valueSlot[T]) Reset() any {
+	var zero T
+	s.val = zero
+	if s.v.init != nil {
+		s.v.init(&s.val)
+	}
+	return &s.val
+}
+
+func (s *valueSlot[T]) Store(x any) ([]byte, bool, error) {
+	if s.v.IsEmptyState(x) {
+		return nil, true, nil
+	}
+	p, ok := x.(*T)
+	if !ok {
+		return nil, false, fmt.Errorf("state '%s' holds %T, not *%s", s.v.name, x, reflect.TypeFor[T]())
+	}
+	if s.bin != nil {
+		s.buf = s.bin.enc(s.buf[:0], unsafe.Pointer(p))
+		return s.buf, false, nil
+	}
+	b, err := s.v.codec.Encode(p)
+	return b, false, err
 }
 
 // describeType renders a Go type with its exported fields, recursively, so

@@ -10,7 +10,10 @@ import (
 	"github.com/eddy-sql/eddy/types"
 )
 
-func BenchmarkServeEval(b *testing.B) {
+// orderRequests registers OrderStatusTracker and returns an Eval request
+// with the setup (to send first) and one without, for a SHIPPED event of
+// an order whose state is status.
+func orderRequests(status string) (first, next []byte) {
 	Register("examples.OrderStatusTracker", examples.OrderStatusTracker)
 	var e wire.Encoder
 	build := func(setup bool, status string) []byte {
@@ -36,12 +39,27 @@ func BenchmarkServeEval(b *testing.B) {
 		e.Bytes(st)
 		return append([]byte(nil), e.B...)
 	}
-	serve(build(true, "PENDING"))
-	req := build(false, "PENDING")
+	return build(true, status), build(false, status)
+}
+
+func BenchmarkServeEval(b *testing.B) {
+	first, req := orderRequests("PENDING")
+	serve(first)
 	b.ReportAllocs()
 	b.ResetTimer()
 	for range b.N {
 		serve(req)
+	}
+}
+
+// A call that reads and writes value state, collects a row and returns
+// allocates nothing in the module: state decodes into a reused value
+// (ptf.StateSlot) and the strings of rows and state are interned.
+func TestServeEvalDoesNotAllocate(t *testing.T) {
+	first, req := orderRequests("PENDING")
+	serve(first)
+	if n := testing.AllocsPerRun(200, func() { serve(req) }); n != 0 {
+		t.Fatalf("an Eval call allocates %v times", n)
 	}
 }
 
@@ -74,5 +92,19 @@ func BenchmarkServeNoop(b *testing.B) {
 	b.ResetTimer()
 	for range b.N {
 		serve(req)
+	}
+}
+
+// BenchmarkStateSlot is the state path of a call of OrderStatusTracker:
+// load the value into the slot, change it, test and encode it.
+func BenchmarkStateSlot(b *testing.B) {
+	e := examples.OrderStatusTracker.State[0]
+	s := e.(ptf.SlotEntry).NewSlot()
+	enc, _ := e.EncodeState(&examples.OrderState{Status: "PENDING"})
+	b.ReportAllocs()
+	for range b.N {
+		x, _ := s.Load(enc)
+		x.(*examples.OrderState).Status = "SHIPPED"
+		_, _, _ = s.Store(x)
 	}
 }

@@ -36,8 +36,9 @@ type guestHost struct {
 	keyFromRow   bool // the key comes from the row (wire.FlagKeyFromRow)
 	row          []types.Value
 	slots        []slot
-	out          wire.Encoder // the ops so far (since the last callback)
-	req          wire.Encoder // a callback's request
+	reuse        []ptf.StateSlot // per entry, the reusable value (nil when the entry has none)
+	out          wire.Encoder    // the ops so far (since the last callback)
+	req          wire.Encoder    // a callback's request
 	encodedState []encoded
 	strs         wire.Interner // the strings of keys and rows
 }
@@ -57,7 +58,16 @@ var emptySchema = types.NewSchema()
 var noTable ptf.TableSemantics
 
 func newGuestHost(f *function) *guestHost {
-	return &guestHost{f: f, slots: make([]slot, len(f.def.State))}
+	h := &guestHost{f: f, slots: make([]slot, len(f.def.State)), reuse: make([]ptf.StateSlot, len(f.def.State))}
+	// The module serves one call at a time and the engine keeps only the
+	// encodings, so each value-state entry decodes into one value reused
+	// from call to call (valid during the call, as the Context).
+	for i, s := range f.def.State {
+		if se, ok := s.(ptf.SlotEntry); ok && s.StateKind() == ptf.ValueStateKind {
+			h.reuse[i] = se.NewSlot()
+		}
+	}
+	return h
 }
 
 func (h *guestHost) applySetup(gen uint64, s wire.Setup) {
@@ -207,7 +217,7 @@ func (h *guestHost) writeState() {
 			continue
 		}
 		s := h.f.def.State[i]
-		enc, err := encodeState(s, sl.val)
+		enc, err := h.encodeSlot(i, sl.val)
 		if err != nil {
 			h.Fail(fmt.Errorf("encoding state %s: %w", s.StateName(), err))
 			continue
@@ -215,6 +225,22 @@ func (h *guestHost) writeState() {
 		h.encodedState = append(h.encodedState, enc)
 		h.encodedState[len(h.encodedState)-1].i = i
 	}
+}
+
+// encodeSlot encodes the value of entry i, through its StateSlot when it
+// has one (the encoding is then valid until the next call).
+func (h *guestHost) encodeSlot(i int, v any) (enc encoded, err error) {
+	st := h.reuse[i]
+	if st == nil || v == nil {
+		return encodeState(h.f.def.State[i], v)
+	}
+	defer func() {
+		if r := recover(); r != nil {
+			err = fmt.Errorf("panic: %v", r)
+		}
+	}()
+	b, empty, err := st.Store(v)
+	return encoded{empty: empty, b: b}, err
 }
 
 func encodeState(s ptf.StateEntry, v any) (enc encoded, err error) {
@@ -399,6 +425,21 @@ func (h *guestHost) ValueState(e ptf.StateEntry) any {
 	}
 	sl := &h.slots[i]
 	sl.accessed = true
+	if st := h.reuse[i]; st != nil {
+		if !sl.decoded {
+			sl.decoded = true
+			if sl.present {
+				v, err := st.Load(sl.enc)
+				if err != nil {
+					h.Fail(err)
+				}
+				sl.val = v
+			} else {
+				sl.val = st.Reset()
+			}
+		}
+		return sl.val
+	}
 	if !sl.decoded {
 		sl.decoded = true
 		if sl.present {
