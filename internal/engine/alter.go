@@ -31,6 +31,7 @@ func (e *Engine) ddlOf(t *catalog.Table, name *ast.ObjectName) (*ast.CreateTable
 	if !ok {
 		return nil, fmt.Errorf("internal: the definition of %s is not a CREATE TABLE", t.FullName())
 	}
+	relocate(ct, name.Pos())
 	ct.Name = name
 	ct.Options = nil
 	for _, k := range sortedKeys(t.Options) {
@@ -40,8 +41,9 @@ func (e *Engine) ddlOf(t *catalog.Table, name *ast.ObjectName) (*ast.CreateTable
 	return ct, nil
 }
 
-// alterTable runs ALTER TABLE ... SET, RESET, ADD and RENAME TO. Running
-// statements keep the definition they were planned with, as in Flink.
+// alterTable runs ALTER TABLE ... SET, RESET, ADD, MODIFY, DROP, RENAME
+// col TO col2 and RENAME TO. Running statements keep the plan they were
+// compiled with, as in Flink (docs/decisions/0036).
 func (e *Engine) alterTable(s *ast.AlterTable) (*cli.Result, error) {
 	p := e.planner()
 	t, err := p.ResolveTable(s.Name)
@@ -85,8 +87,8 @@ func (e *Engine) alterTable(s *ast.AlterTable) (*cli.Result, error) {
 			}
 			ct.Options = slices.DeleteFunc(ct.Options, func(x *ast.Option) bool { return x.Key.Value == k.Value })
 		}
-	case s.Add != nil:
-		if err := addElements(ct, s); err != nil {
+	default:
+		if err := changeSchema(ct, s); err != nil {
 			return nil, err
 		}
 	}
@@ -98,10 +100,12 @@ func (e *Engine) alterTable(s *ast.AlterTable) (*cli.Result, error) {
 	if t.Log != "" {
 		// A log keeps the rows it holds: new physical columns go after the
 		// existing ones (older rows read NULL there).
-		oldPhys, newPhys := t.PhysicalSchema().Names(), nt.PhysicalSchema().Names()
-		if len(newPhys) < len(oldPhys) || !slices.Equal(newPhys[:len(oldPhys)], oldPhys) {
-			return nil, sqlerr.Newf(sqlerr.Unsupported, "A new physical column of the Eddy log table '%s' must come after its existing physical columns", t.Name).At(s.Add.Pos()).
-				WithHint("drop FIRST/AFTER for physical columns (computed and metadata columns may go anywhere)")
+		var renamed map[string]string
+		if s.RenameColumn != nil {
+			renamed = map[string]string{s.RenameColumn.Name: s.RenameColumnTo.Name}
+		}
+		if err := checkLogLayout(t, nt, s, renamed); err != nil {
+			return nil, err
 		}
 	}
 	if err := e.cat.ReplaceTable(t, nt); err != nil {
@@ -110,11 +114,36 @@ func (e *Engine) alterTable(s *ast.AlterTable) (*cli.Result, error) {
 	return ok()
 }
 
+// changeSchema applies ALTER TABLE ... ADD, MODIFY, DROP or RENAME col TO
+// col2 to ct.
+func changeSchema(ct *ast.CreateTable, s *ast.AlterTable) error {
+	switch {
+	case s.Add != nil:
+		return addElements(ct, s)
+	case s.Modify != nil:
+		return modifyElements(ct, s)
+	case s.Drop != nil:
+		return dropColumns(ct, s)
+	case s.DropPrimaryKey:
+		return dropPrimaryKey(ct, s)
+	case s.DropWatermark:
+		return dropWatermark(ct, s)
+	case s.RenameColumn != nil:
+		return renameColumn(ct, s)
+	}
+	return nil
+}
+
 // addElements applies ALTER TABLE ... ADD to ct: columns at their
 // positions, a primary key, a watermark, with Flink's errors.
 func addElements(ct *ast.CreateTable, s *ast.AlterTable) error {
 	add := s.Add
+	seen := map[string]bool{}
 	for i, c := range add.Columns {
+		if seen[c.Name.Name] {
+			return sqlerr.Newf(sqlerr.DuplicateObject, "Encounter duplicate column `%s`.", c.Name.Name).At(c.Pos())
+		}
+		seen[c.Name.Name] = true
 		if slices.ContainsFunc(ct.Columns, func(x *ast.ColumnDef) bool { return x.Name.Name == c.Name.Name }) {
 			return sqlerr.Newf(sqlerr.DuplicateObject, "Try to add a column `%s` which already exists in the table.", c.Name.Name).At(c.Pos())
 		}

@@ -495,6 +495,12 @@ func (e *Engine) startJob(ctx context.Context, p *plan.QueryPlan, bounded bool, 
 	for i := range p.Job.Inputs {
 		p.Job.Inputs[i].Errors.Statement = name
 	}
+	if e.run != nil && e.run.resume && e.run.operatorState != "" {
+		if now := operatorState(p.Job); now != e.run.operatorState {
+			return nil, sqlerr.Newf(sqlerr.InvalidArgument, "The statement cannot resume from its checkpoint: the state of its operators changed (old %s, new %s)", e.run.operatorState, now).
+				WithHint("a table the statement reads was probably altered since it started; create the statement anew (its state starts empty)")
+		}
+	}
 	if e.run != nil && e.run.resume && e.run.stateSchema != "" {
 		if err := compatibleState(e.run.stateSchema, stateSchemaOf(p)); err != nil {
 			return nil, err

@@ -26,8 +26,10 @@ type runState struct {
 	// stateSchema is the state schema of the checkpoint a resume starts
 	// from (see RunOptions.StateSchema).
 	stateSchema string
-	job         *runtime.Job
-	plan        *plan.QueryPlan
+	// operatorState is the RunOptions.OperatorState of a resume.
+	operatorState string
+	job           *runtime.Job
+	plan          *plan.QueryPlan
 }
 
 // RunOptions configure Run.
@@ -58,6 +60,11 @@ type RunOptions struct {
 	// checkpoint cannot be read as (a function's artifact changed to an
 	// incompatible version) is refused instead of started.
 	StateSchema string
+	// OperatorState, with Resume, is the Outcome.OperatorState of the run
+	// that wrote the checkpoint: a plan whose stateful operators keep
+	// other state (a table it reads was altered since, decision 0036) is
+	// refused instead of started on state it cannot read.
+	OperatorState string
 }
 
 // Outcome is what Run did.
@@ -126,7 +133,7 @@ func (e *Engine) Run(ctx context.Context, sql string, opts RunOptions) (*Outcome
 	}
 	saved := e.sess
 	e.sess = sess
-	e.run = &runState{name: opts.Name, jobID: opts.JobID, resume: opts.Resume, checkpointEvery: opts.CheckpointInterval, dryRun: opts.DryRun, stateSchema: opts.StateSchema}
+	e.run = &runState{name: opts.Name, jobID: opts.JobID, resume: opts.Resume, checkpointEvery: opts.CheckpointInterval, dryRun: opts.DryRun, stateSchema: opts.StateSchema, operatorState: opts.OperatorState}
 	defer func() { e.sess, e.run = saved, nil }()
 	if opts.DryRun {
 		if q, isQuery := stmt.(ast.Query); isQuery {

@@ -105,14 +105,14 @@ func TestRewrite(t *testing.T) {
 func TestSingleValue(t *testing.T) {
 	n := mustCol(t, 0, "n", types.BigInt.NonNull())
 	v := mustCol(t, 1, "v", types.String.NonNull())
-	x, err := SingleValue(n, v)
+	x, err := SingleValue(n, v, "at 1:11")
 	require.NoError(t, err)
 	require.False(t, x.Type().NotNull)
 	got, err := x.Eval([]types.Value{types.NewInt(1), types.NewString("a")})
 	require.NoError(t, err)
 	require.Equal(t, "a", got.Str())
 	_, err = x.Eval([]types.Value{types.NewInt(2), types.NewString("a")})
-	require.EqualError(t, err, "SingleValueAggFunction received more than one element.")
-	_, err = SingleValue(v, n)
+	require.EqualError(t, err, "SingleValueAggFunction received more than one element. The scalar subquery at 1:11 returned 2 rows; a scalar subquery may return at most one.")
+	_, err = SingleValue(v, n, "")
 	require.Error(t, err, "the count must be an integer")
 }

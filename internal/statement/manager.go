@@ -360,6 +360,7 @@ func (m *Manager) start(e *entry, resume bool) {
 		opts.PlanVersion = planVersion(e.outcome)
 		if e.outcome != nil {
 			opts.StateSchema = e.outcome.StateSchema // the engine refuses incompatible state
+			opts.OperatorState = e.outcome.OperatorState
 		}
 	}
 	out, err := m.eng.Run(m.ctx, e.st.Spec.Statement, opts)

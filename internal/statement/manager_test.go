@@ -362,3 +362,39 @@ SELECT c.u, c.page, us.name FROM clicks c LEFT JOIN users us ON c.u = us.id`, v1
 	}
 	require.Equal(t, map[string]string{"1/a": "ann", "1/b": "ann", "2/a": "bob", "2/c": "bob", "3/a": "<NULL>"}, named)
 }
+
+// A statement resumed after ALTER TABLE is planned again against the new
+// definition; when its operators would keep other state than its
+// checkpoint holds, the resume is refused (decision 0036).
+func TestResumeAfterAlterTable(t *testing.T) {
+	e := open(t, t.TempDir())
+	defer e.close()
+	e.sql("t", "CREATE TABLE nums (k INT NOT NULL, v INT, w AS v * 2)", v1.Completed)
+	e.sql("i1", "INSERT INTO nums VALUES (1, 1), (1, 2)", v1.Completed)
+	e.sql("out", "CREATE TABLE sums (k INT NOT NULL, s DOUBLE, PRIMARY KEY (k) NOT ENFORCED)", v1.Completed)
+	e.sql("sum", "INSERT INTO sums SELECT k, SUM(w) FROM nums GROUP BY k", v1.Running)
+	e.settle()
+	stop := func() {
+		st, err := e.m.Get("sum")
+		require.NoError(t, err)
+		_, err = e.m.Update(context.Background(), "sum", st.Metadata.ResourceVersion, true)
+		require.NoError(t, err)
+		e.await("sum", v1.Stopped)
+	}
+	stop()
+	// Same state (SUM of an INT): the resumed plan computes w anew.
+	e.sql("a1", "ALTER TABLE nums MODIFY w AS v * 10", v1.Completed)
+	e.sql("i2", "INSERT INTO nums VALUES (1, 3)", v1.Completed)
+	_, err := e.m.Update(context.Background(), "sum", "", false)
+	require.NoError(t, err)
+	e.await("sum", v1.Running)
+	e.settle()
+	require.Equal(t, []string{"+I [1 36.0]"}, materialize(e.rows("sums")))
+	stop()
+	// SUM of a DOUBLE keeps other state: refused.
+	e.sql("a2", "ALTER TABLE nums MODIFY w AS CAST(v AS DOUBLE)", v1.Completed)
+	_, err = e.m.Update(context.Background(), "sum", "", false)
+	require.NoError(t, err)
+	st := e.await("sum", v1.Failed)
+	require.Contains(t, st.Status.Detail, "the state of its operators changed")
+}

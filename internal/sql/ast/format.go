@@ -454,6 +454,39 @@ func (p *printer) createFunction(n *CreateFunction) {
 	}
 }
 
+// schemaChange prints the elements of ALTER TABLE ... ADD or MODIFY
+// after kw.
+func (p *printer) schemaChange(kw string, ct *CreateTable, positions []string) {
+	p.WriteString(kw)
+	first := true
+	sep := func() {
+		if !first {
+			p.WriteString(", ")
+		}
+		first = false
+	}
+	for i, c := range ct.Columns {
+		sep()
+		p.columnDef(c)
+		switch pos := positions[i]; pos {
+		case "":
+		case "FIRST":
+			p.WriteString(" FIRST")
+		default:
+			p.ws(" AFTER ", QuoteIdent(pos))
+		}
+	}
+	if ct.PrimaryKey != nil && !ct.PrimaryKey.Inline {
+		sep()
+		p.primaryKey(ct.PrimaryKey)
+	}
+	if ct.Watermark != nil {
+		sep()
+		p.watermark(ct.Watermark)
+	}
+	p.WriteString(")")
+}
+
 func (p *printer) alterTable(n *AlterTable) {
 	p.WriteString("ALTER TABLE ")
 	p.ifExists(n.IfExists)
@@ -472,34 +505,24 @@ func (p *printer) alterTable(n *AlterTable) {
 		}
 		p.WriteString(")")
 	case n.Add != nil:
-		p.WriteString(" ADD (")
-		first := true
-		sep := func() {
-			if !first {
+		p.schemaChange(" ADD (", n.Add, n.AddPositions)
+	case n.Modify != nil:
+		p.schemaChange(" MODIFY (", n.Modify, n.ModifyPositions)
+	case n.Drop != nil:
+		p.WriteString(" DROP (")
+		for i, c := range n.Drop {
+			if i > 0 {
 				p.WriteString(", ")
 			}
-			first = false
-		}
-		for i, c := range n.Add.Columns {
-			sep()
-			p.columnDef(c)
-			switch pos := n.AddPositions[i]; pos {
-			case "":
-			case "FIRST":
-				p.WriteString(" FIRST")
-			default:
-				p.ws(" AFTER ", QuoteIdent(pos))
-			}
-		}
-		if n.Add.PrimaryKey != nil && !n.Add.PrimaryKey.Inline {
-			sep()
-			p.primaryKey(n.Add.PrimaryKey)
-		}
-		if n.Add.Watermark != nil {
-			sep()
-			p.watermark(n.Add.Watermark)
+			p.WriteString(QuoteIdent(c.Name))
 		}
 		p.WriteString(")")
+	case n.DropPrimaryKey:
+		p.WriteString(" DROP PRIMARY KEY")
+	case n.DropWatermark:
+		p.WriteString(" DROP WATERMARK")
+	case n.RenameColumn != nil:
+		p.ws(" RENAME ", QuoteIdent(n.RenameColumn.Name), " TO ", QuoteIdent(n.RenameColumnTo.Name))
 	case n.RenameTo != nil:
 		p.ws(" RENAME TO ", n.RenameTo.String())
 	}

@@ -49,11 +49,16 @@ func (c OnConflict) String() string {
 }
 
 // AlterTable is ALTER TABLE [IF EXISTS] name action, with exactly one
-// action: SET (options), RESET (keys), ADD (elements) or RENAME TO name.
+// action: SET (options), RESET (keys), ADD (elements), MODIFY (elements),
+// DROP (columns), DROP PRIMARY KEY, DROP WATERMARK, RENAME col TO col2
+// or RENAME TO name.
 type AlterTable struct {
 	Loc
 	IfExists bool
 	Name     *ObjectName
+	// Action is the position of the action's first keyword (SET, ADD,
+	// DROP, ...).
+	Action Loc
 	// Set are the options of SET ('k' = 'v', ...).
 	Set []*Option
 	// Reset are the keys of RESET ('k', ...).
@@ -66,6 +71,22 @@ type AlterTable struct {
 	// AddPositions gives, per column of Add, where it goes: "" (at the
 	// end), "FIRST" or the name of the column it goes AFTER.
 	AddPositions []string
+	// Modify holds the elements of MODIFY col ... / MODIFY (col, ...,
+	// PRIMARY KEY (...) NOT ENFORCED, WATERMARK FOR ...), as Add does;
+	// positions of the modified columns are in ModifyPositions.
+	Modify *CreateTable
+	// ModifyPositions gives, per column of Modify, where it moves: ""
+	// (where it is), "FIRST" or the name of the column it goes AFTER.
+	ModifyPositions []string
+	// Drop are the columns of DROP col / DROP (col, ...).
+	Drop []*Ident
+	// DropPrimaryKey is set for DROP PRIMARY KEY.
+	DropPrimaryKey bool
+	// DropWatermark is set for DROP WATERMARK.
+	DropWatermark bool
+	// RenameColumn and RenameColumnTo are the old and new names of
+	// RENAME col TO col2.
+	RenameColumn, RenameColumnTo *Ident
 	// RenameTo is the new name of RENAME TO.
 	RenameTo *ObjectName
 }

@@ -149,6 +149,12 @@ func walkChildren(v Visitor, node Node) {
 		if n.Add != nil {
 			walkList(v, n.Add.Columns)
 		}
+		if n.Modify != nil {
+			walkList(v, n.Modify.Columns)
+		}
+		walkList(v, n.Drop)
+		walk(v, n.RenameColumn)
+		walk(v, n.RenameColumnTo)
 		walk(v, n.RenameTo)
 	case *PartitionValue:
 		walk(v, n.Name)

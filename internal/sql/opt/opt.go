@@ -35,7 +35,7 @@ func Optimize(b *plan.Bound) (*plan.QueryPlan, error) {
 		return nil, err
 	}
 	if b.TryResolveNDU {
-		if err := checkDeterminism(&sink); err != nil {
+		if err := checkDeterminism(&sink, b.Inputs); err != nil {
 			return nil, err
 		}
 	}

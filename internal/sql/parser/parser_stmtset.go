@@ -36,12 +36,15 @@ func (p *parser) statementSet() *ast.StatementSet {
 }
 
 // alterTable parses ALTER TABLE [IF EXISTS] name { SET (options) |
-// RESET (keys) | ADD element | ADD (elements) | RENAME TO name }.
+// RESET (keys) | ADD element | ADD (elements) | MODIFY element |
+// MODIFY (elements) | DROP [COLUMN] col | DROP (cols) | DROP PRIMARY KEY |
+// DROP WATERMARK | RENAME col TO col2 | RENAME TO name }.
 func (p *parser) alterTable() *ast.AlterTable {
 	t := p.next()
 	p.wantKw("TABLE")
 	a := &ast.AlterTable{Loc: at(t.pos), IfExists: p.ifExists(), Name: p.tableName()}
 	k := p.tok()
+	a.Action = at(k.pos)
 	switch {
 	case k.is("SET"):
 		p.next()
@@ -59,31 +62,82 @@ func (p *parser) alterTable() *ast.AlterTable {
 	case k.is("ADD"):
 		p.next()
 		a.Add = &ast.CreateTable{Loc: at(k.pos), Name: a.Name}
-		if p.accept(tLParen) {
-			for {
-				a.AddPositions = p.alterElement(a.Add, a.AddPositions)
-				if !p.accept(tComma) {
-					break
-				}
-			}
-			p.want(tRParen)
-		} else {
-			a.AddPositions = p.alterElement(a.Add, a.AddPositions)
-		}
+		a.AddPositions = p.alterElements(a.Add)
+	case k.is("MODIFY"):
+		p.next()
+		a.Modify = &ast.CreateTable{Loc: at(k.pos), Name: a.Name}
+		a.ModifyPositions = p.alterElements(a.Modify)
+	case k.is("DROP"):
+		p.next()
+		p.alterDrop(a)
 	case k.is("RENAME") && p.peek(1).is("TO"):
 		p.next()
 		p.next()
 		a.RenameTo = p.tableName()
-	case k.is("RENAME"), k.is("MODIFY"), k.is("DROP"):
-		p.unsupported(k.pos, "Eddy supports ALTER TABLE ... SET (...), RESET (...), ADD (columns, PRIMARY KEY, WATERMARK) and RENAME TO; to change columns, create the table anew (CREATE TABLE t2 LIKE t ...)",
-			"ALTER TABLE ... %s is not supported", k.val)
+	case k.is("RENAME"):
+		p.next()
+		a.RenameColumn = p.ident("a column name")
+		p.wantKw("TO")
+		a.RenameColumnTo = p.ident("the new column name")
 	default:
-		for _, w := range []string{"SET", "RESET", "ADD", "RENAME TO"} {
+		for _, w := range []string{"SET", "RESET", "ADD", "MODIFY", "DROP", "RENAME"} {
 			p.expect(w)
 		}
 		p.unexpected()
 	}
 	return a
+}
+
+// alterElements parses the element or parenthesized elements of ALTER
+// TABLE ... ADD or MODIFY into ct and returns their column positions.
+func (p *parser) alterElements(ct *ast.CreateTable) []string {
+	if !p.accept(tLParen) {
+		return p.alterElement(ct, nil)
+	}
+	var positions []string
+	for {
+		positions = p.alterElement(ct, positions)
+		if !p.accept(tComma) {
+			break
+		}
+	}
+	p.want(tRParen)
+	return positions
+}
+
+// alterDrop parses what follows ALTER TABLE ... DROP: [COLUMN] col,
+// (cols), PRIMARY KEY or WATERMARK.
+func (p *parser) alterDrop(a *ast.AlterTable) {
+	t := p.tok()
+	switch {
+	case t.is("PRIMARY"):
+		p.next()
+		p.wantKw("KEY")
+		a.DropPrimaryKey = true
+	case t.is("WATERMARK"):
+		p.next()
+		a.DropWatermark = true
+	case t.is("CONSTRAINT"):
+		p.unsupported(t.pos, "Eddy does not keep constraint names: drop the primary key with ALTER TABLE ... DROP PRIMARY KEY",
+			"ALTER TABLE ... DROP CONSTRAINT is not supported")
+	case t.is("DISTRIBUTION"):
+		p.unsupported(t.pos, "a table's distribution is fixed when it is created: create a new table (CREATE TABLE t2 DISTRIBUTED BY ... LIKE t)",
+			"ALTER TABLE ... DROP DISTRIBUTION is not supported")
+	case t.kind == tLParen:
+		a.Drop = p.parenIdents("a column name")
+	default:
+		if t.is("COLUMN") && isIdent(p.peek(1)) {
+			p.next()
+		}
+		if !isIdent(p.tok()) {
+			p.expect("'('")
+			p.expect("a column name")
+			p.expect("PRIMARY KEY")
+			p.expect("WATERMARK")
+			p.unexpected()
+		}
+		a.Drop = []*ast.Ident{p.ident("a column name")}
+	}
 }
 
 // alterElement parses one element of ALTER TABLE ... ADD: a column with

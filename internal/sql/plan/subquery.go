@@ -113,6 +113,16 @@ func semiJoin(f, r *frag, lKeys, rKeys []expr.Expr, residual []ast.Expr, anti bo
 // the query's one column.
 func (p *Planner) planInSubquery(f *frag, n *ast.In) error {
 	r, err := p.planQuery(n.Query, f.st)
+	if se, ok := err.(*sqlerr.Error); ok && se.Code == sqlerr.UnknownColumn {
+		if done, cerr := p.planCorrelatedIn(f, n); done || cerr != nil {
+			return cerr
+		}
+		what, hint := "IN", "write it as EXISTS (SELECT ... FROM t WHERE t.k = outer.k AND x = t.y)"
+		if n.Not {
+			what, hint = "NOT IN", "write it as NOT EXISTS (SELECT ... FROM t WHERE t.k = outer.k AND x = t.y), which differs from NOT IN only when x or t.y is NULL"
+		}
+		return errAt(n.InPos, sqlerr.Unsupported, "This correlated %s subquery is not supported yet: %s", what, se.Message).WithHint("%s", hint)
+	}
 	if err != nil {
 		return err
 	}
@@ -157,6 +167,32 @@ func (p *Planner) planExists(f *frag, n *ast.Exists, anti bool) error {
 		}
 		return semiJoin(f, r, nil, nil, nil, anti, n.Pos())
 	}
+	return p.correlatedSemi(f, s, anti, n.Pos(), nil)
+}
+
+// planCorrelatedIn plans x IN (SELECT y FROM ... WHERE ...) whose WHERE
+// refers to the outer row as EXISTS (SELECT ... WHERE ... AND x = y), as
+// Flink decorrelates it: a semi join on x = y and the correlation keys. It
+// reports false when the subquery is not a plain one-column SELECT.
+func (p *Planner) planCorrelatedIn(f *frag, n *ast.In) (bool, error) {
+	s, simple := n.Query.(*ast.Select)
+	if !simple || n.Not || s.From == nil || len(s.GroupBy) > 0 || s.Having != nil || s.Limit != nil || isAggregateQuery(s) ||
+		len(s.Items) != 1 || s.Items[0].Expr == nil || s.Where == nil {
+		return false, nil
+	}
+	if _, star := s.Items[0].Expr.(*ast.Star); star {
+		return false, nil
+	}
+	key := func(r *frag) (expr.Expr, expr.Expr, error) {
+		return bindKeyPair(n.X, f.sc, s.Items[0].Expr, r.sc, n.InPos)
+	}
+	return true, p.correlatedSemi(f, s, false, n.InPos, key)
+}
+
+// correlatedSemi plans the semi (anti) join of a correlated EXISTS over
+// s; key, when set, adds a key pair bound against the outer row and the
+// subquery's FROM (IN's x = y).
+func (p *Planner) correlatedSemi(f *frag, s *ast.Select, anti bool, pos sqlerr.Pos, key func(r *frag) (expr.Expr, expr.Expr, error)) error {
 	var r *frag
 	var err error
 	var conds []ast.Expr
@@ -209,7 +245,14 @@ func (p *Planner) planExists(f *frag, n *ast.Exists, anti bool) error {
 		}
 		r.addCalc(Calc{Filter: w, FilterPos: inner[0].Pos(), Prepares: true})
 	}
-	return semiJoin(f, r, lKeys, rKeys, residual, anti, n.Pos())
+	if key != nil {
+		lx, rx, err := key(r)
+		if err != nil {
+			return err
+		}
+		lKeys, rKeys = append(lKeys, lx), append(rKeys, rx)
+	}
+	return semiJoin(f, r, lKeys, rKeys, residual, anti, pos)
 }
 
 // planScalarSubqueries joins f with each uncorrelated scalar subquery of
@@ -244,7 +287,7 @@ func (p *Planner) planScalarSubqueries(f *frag, es ...ast.Expr) error {
 					continue
 				}
 				return errAt(sq.Pos(), sqlerr.Unsupported, "This correlated scalar subquery is not supported yet: %s", se.Message).
-					WithHint("Eddy decorrelates SELECT agg(...) FROM t WHERE t.k = outer.k [AND conditions on t]; otherwise join the table and aggregate")
+					WithHint("Eddy decorrelates SELECT x FROM t WHERE t.k = outer.k [AND conditions on t], x an expression or an aggregate; otherwise join the table and aggregate")
 			}
 			return err
 		}
@@ -289,7 +332,7 @@ func singleValue(r *frag, pos sqlerr.Pos) error {
 	if err != nil {
 		return err
 	}
-	x, err := expr.SingleValue(n, v)
+	x, err := expr.SingleValue(n, v, fmt.Sprintf("at %d:%d", pos.Line, pos.Col))
 	if err != nil {
 		return positioned(err, pos, sqlerr.Internal)
 	}

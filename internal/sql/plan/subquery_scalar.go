@@ -17,19 +17,27 @@ import (
 // grouped by its correlated columns, and the outer rows are LEFT joined
 // with the groups on the correlation keys, so each outer row reads its
 // group's value (NULL without one; 0 for a COUNT, as a COUNT over no rows
-// is). It reports false when the subquery does not have that form.
+// is). A subquery without an aggregate (SELECT x FROM t WHERE t.k =
+// outer.k) reads the one row of its group the same way, and fails the
+// statement when a group has several, as Flink's SINGLE_VALUE. It reports
+// false when the subquery does not have that form.
 func (p *Planner) planCorrelatedScalar(f *frag, sq *ast.ScalarSubquery) (bool, error) {
 	s, ok := sq.Query.(*ast.Select)
 	if !ok || s.From == nil || len(s.GroupBy) > 0 || s.Having != nil || s.Limit != nil || s.Distinct ||
-		len(s.Items) != 1 || !hasAggregate(s.Items[0].Expr) || s.Where == nil {
+		len(s.Items) != 1 || s.Where == nil {
 		return false, nil
 	}
+	// Without an aggregate each outer row reads the one row of its
+	// group, or fails when the group has several (Flink's SINGLE_VALUE).
+	single := !hasAggregate(s.Items[0].Expr)
 	if _, isJoin := s.From.(*ast.Join); isJoin {
 		return false, nil
 	}
 	count := false
 	call, isCall := s.Items[0].Expr.(*ast.FuncCall)
-	if isCall && len(call.Name.Parts) == 1 && strings.EqualFold(call.Name.Parts[0].Name, "COUNT") {
+	if single {
+		// No aggregate, so no COUNT either.
+	} else if isCall && len(call.Name.Parts) == 1 && strings.EqualFold(call.Name.Parts[0].Name, "COUNT") {
 		count = true
 	} else if hasCount(s.Items[0].Expr) {
 		return false, nil // COUNT inside an expression: no value for no rows
@@ -72,12 +80,23 @@ func (p *Planner) planCorrelatedScalar(f *frag, sq *ast.ScalarSubquery) (bool, e
 	for i, y := range innerKeys {
 		grouped.Items = append(grouped.Items, &ast.SelectItem{Expr: y, Alias: &ast.Ident{Name: fmt.Sprintf("$ck%d", i)}})
 	}
-	grouped.Items = append(grouped.Items, &ast.SelectItem{Expr: s.Items[0].Expr, Alias: &ast.Ident{Name: "$cv"}})
+	value := s.Items[0].Expr
+	if single {
+		star := &ast.FuncCall{Name: &ast.ObjectName{Parts: []*ast.Ident{{Loc: ast.Loc{Start: sq.Pos()}, Name: "COUNT"}}}, Star: true}
+		grouped.Items = append(grouped.Items, &ast.SelectItem{Expr: star, Alias: &ast.Ident{Name: "$cn"}})
+		value = &ast.FuncCall{Name: &ast.ObjectName{Parts: []*ast.Ident{{Loc: ast.Loc{Start: sq.Pos()}, Name: "LAST_VALUE"}}}, Args: []ast.Expr{value}}
+	}
+	grouped.Items = append(grouped.Items, &ast.SelectItem{Expr: value, Alias: &ast.Ident{Name: "$cv"}})
 	r, err := p.planQuery(grouped, f.st)
 	if err != nil {
 		return true, err
 	}
 	n := len(outerKeys)
+	if single {
+		if err := singleValuePerKey(r, n, sq.Pos()); err != nil {
+			return true, err
+		}
+	}
 	// The group keys take the outer keys' types.
 	cast := make([]column, len(r.sc.cols))
 	copy(cast, r.sc.cols)
@@ -138,6 +157,40 @@ func (p *Planner) planCorrelatedScalar(f *frag, sq *ast.ScalarSubquery) (bool, e
 	f.addCalc(Calc{Project: proj})
 	f.sc = &scope{cols: cols, subst: subst, grouped: orig.grouped, groupKeys: orig.groupKeys, env: orig.env}
 	return true, nil
+}
+
+// singleValuePerKey turns the rows of r, n group keys followed by the
+// group's row count and last value, into the keys followed by the value,
+// failing when a group has several rows (Flink's SINGLE_VALUE).
+func singleValuePerKey(r *frag, n int, pos sqlerr.Pos) error {
+	var proj []expr.Expr
+	var cols []column
+	for i, c := range r.sc.cols[:n] {
+		x, err := expr.Col(i, c.name, c.typ)
+		if err != nil {
+			return err
+		}
+		proj = append(proj, x)
+		cols = append(cols, c)
+	}
+	cn, cv := r.sc.cols[n], r.sc.cols[n+1]
+	count, err := expr.Col(n, cn.name, cn.typ)
+	if err != nil {
+		return err
+	}
+	value, err := expr.Col(n+1, cv.name, cv.typ)
+	if err != nil {
+		return err
+	}
+	x, err := expr.SingleValue(count, value, fmt.Sprintf("at %d:%d", pos.Line, pos.Col))
+	if err != nil {
+		return positioned(err, pos, sqlerr.Internal)
+	}
+	proj = append(proj, x)
+	cols = append(cols, column{name: cv.name, typ: x.Type()})
+	r.sc = &scope{cols: cols}
+	r.rel = &Calc{In: r.rel, Project: proj, Cols: plainColumns(r.sc), Pos: pos}
+	return nil
 }
 
 // hasCount reports whether x calls COUNT.
