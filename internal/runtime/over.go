@@ -279,7 +279,13 @@ func (op *overOp) renew(e *cached[overPart], now int64) {
 	p := &e.v
 	switch {
 	case op.spec.ProcTime && op.spec.Frame.Unbounded:
-		p.expire = now + op.ttl // Flink's state TTL, renewed by each write
+		// Flink's state TTL, renewed by each write. The index keeps the
+		// earlier time, when it has one: OnProcessingTime moves it on.
+		p.expire = now + op.ttl
+		op.cache.mark(e)
+		if _, live := op.ttlDue.at(e.key); live {
+			return
+		}
 	case p.expire == 0 || now+op.ttl > p.expire:
 		p.expire = now + op.ttl + op.ttl/2
 	default:
@@ -478,7 +484,7 @@ func (op *overOp) Watermark(port int, wm int64) error {
 func (op *overOp) OnProcessingTime(now int64) error {
 	if op.ttl > 0 && now != MaxWatermark {
 		for {
-			key, _, ok := op.ttlDue.pop(now)
+			key, vals, ok := op.ttlDue.pop(now)
 			if !ok {
 				break
 			}
@@ -486,8 +492,11 @@ func (op *overOp) OnProcessingTime(now int64) error {
 			if err != nil {
 				return fmt.Errorf("over: %w", err)
 			}
-			if e.v.expire != 0 && e.v.expire <= now {
+			switch x := e.v.expire; {
+			case x != 0 && x <= now:
 				op.expire(e, now)
+			case x > now: // renewed since it was indexed
+				op.ttlDue.set(key, vals, x)
 			}
 		}
 	}

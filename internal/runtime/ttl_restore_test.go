@@ -162,3 +162,34 @@ func TestOverTTLCleanup(t *testing.T) {
 	require.NoError(t, op.Watermark(0, 30*1e6))
 	require.Equal(t, "+I[a 7 7 1970-01-01 00:00:00.030 7]\n", out.take(), "a starts afresh")
 }
+
+// TestOverTTLRenewedSweep: a proctime unbounded frame's index keeps the
+// first expiry time of a partition; the sweep at that time finds the
+// partition renewed by a later row and keeps it, then removes it once the
+// TTL passed after its last row.
+func TestOverTTLRenewedSweep(t *testing.T) {
+	sch := types.NewSchema(types.Field{Name: "k", Type: types.String},
+		types.Field{Name: "id", Type: types.Int}, types.Field{Name: "v", Type: types.Int})
+	kv := state.NewMemory()
+	out := &collectOut{}
+	clock := &ManualClock{T: time.Date(2026, 8, 1, 9, 0, 0, 0, time.UTC)}
+	spec := &jobgraph.OverAggregate{PartitionKeys: []int{0}, OrderBy: 1, ProcTime: true, Frame: jobgraph.OverFrame{Rows: true, Unbounded: true},
+		Calls: []jobgraph.AggCall{{Func: jobgraph.AggSum, Args: []int{2}, Filter: -1, Type: types.Int}}, StateTTL: int64(time.Hour)}
+	op, err := newOverOp(spec, sch, OpContext{NS: "ttl", KV: kv, Out: out, Clock: clock})
+	require.NoError(t, err)
+	step := func(d time.Duration, rows ...types.Row) {
+		clock.Advance(d)
+		for _, r := range rows {
+			require.NoError(t, op.Process(0, r))
+		}
+		require.NoError(t, op.OnProcessingTime(clock.Now().UnixNano()))
+		require.NoError(t, op.Flush())
+	}
+	step(0, ttlRow(types.Insert, "a", 1, 1))
+	step(40*time.Minute, ttlRow(types.Insert, "a", 2, 2))
+	step(40 * time.Minute) // past the first expiry (60 min), 40 min after the last row
+	step(10*time.Minute, ttlRow(types.Insert, "a", 3, 3))
+	require.Equal(t, "+I[a 1 1 1]\n+I[a 2 2 3]\n+I[a 3 3 6]\n", out.take(), "a was kept")
+	step(61 * time.Minute)
+	require.Equal(t, 0, kv.Len(), "a's state and index entry are gone")
+}
