@@ -63,19 +63,26 @@ const statementTimeout = 2 * time.Minute
 //	             statement of a script does) and print what 'print'
 //	             tables printed since the last stdout, then what went to
 //	             standard error after "stderr:"
+//	clock advance=DURATION
+//	             wait for the running statements to catch up, then move
+//	             the engine's processing-time clock (state TTL, PROCTIME())
+//	             forward and print the new time. A file that has a clock
+//	             command runs on a clock that starts at 2026-08-01 09:00
+//	             UTC and moves only so; the others on the system clock.
 func TestSQL(t *testing.T) {
 	for _, dir := range []string{"testdata/sql", "testdata/acceptance"} {
 		datadriven.Walk(t, dir, func(t *testing.T, path string) {
 			src, err := os.ReadFile(path)
 			require.NoError(t, err)
+			clocked := hasCommand(string(src), "clock")
 			t.Run("disk", func(t *testing.T) {
-				datadriven.RunTest(t, path, newHarness(t, true).run)
+				datadriven.RunTest(t, path, newClockedHarness(t, true, clocked).run)
 			})
 			t.Run("mem", func(t *testing.T) {
 				if reopens(string(src)) {
 					t.Skip("the file reopens the data directory")
 				}
-				datadriven.RunTest(t, path, newHarness(t, false).run)
+				datadriven.RunTest(t, path, newClockedHarness(t, false, clocked).run)
 			})
 			if dir != "testdata/acceptance" {
 				return
@@ -102,9 +109,12 @@ func (h *harness) runPerKey(t *testing.T, d *datadriven.TestData) string {
 	return out
 }
 
-func reopens(src string) bool {
+func reopens(src string) bool { return hasCommand(src, "reopen") }
+
+// hasCommand reports whether a datadriven file has a cmd command.
+func hasCommand(src, cmd string) bool {
 	for line := range strings.Lines(src) {
-		if strings.TrimSpace(line) == "reopen" {
+		if f := strings.Fields(line); len(f) > 0 && f[0] == cmd {
 			return true
 		}
 	}
@@ -117,6 +127,9 @@ type harness struct {
 	reg  *ptf.Registry
 	udfs *udf.Registry
 	eng  *engine.Engine
+	// clock is the engine's clock when the file moves it (nil: the
+	// system clock).
+	clock *setClock
 	// stdout and stderr capture what 'print' tables print.
 	stdout, stderr syncBuffer
 }
@@ -142,8 +155,14 @@ func (b *syncBuffer) take() string {
 	return s
 }
 
-func newHarness(t *testing.T, disk bool) *harness {
+func newHarness(t *testing.T, disk bool) *harness { return newClockedHarness(t, disk, false) }
+
+// newClockedHarness is newHarness, on a clock the file moves when clocked.
+func newClockedHarness(t *testing.T, disk, clocked bool) *harness {
 	h := &harness{reg: ptf.NewRegistry(), udfs: udf.NewRegistry()}
+	if clocked {
+		h.clock = &setClock{t: time.Date(2026, 8, 1, 9, 0, 0, 0, time.UTC)}
+	}
 	require.NoError(t, examples.Register(h.reg))
 	require.NoError(t, registerTestFunctions(h.reg))
 	require.NoError(t, examples.RegisterUserFunctions(h.udfs))
@@ -159,7 +178,11 @@ func newHarness(t *testing.T, disk bool) *harness {
 }
 
 func (h *harness) open(t *testing.T) {
-	eng, err := engine.Open(t.Context(), engine.Options{DataDir: h.dir, Registry: h.reg, UDFs: h.udfs, Stdout: &h.stdout, Stderr: &h.stderr})
+	opts := engine.Options{DataDir: h.dir, Registry: h.reg, UDFs: h.udfs, Stdout: &h.stdout, Stderr: &h.stderr}
+	if h.clock != nil {
+		opts.Clock = h.clock
+	}
+	eng, err := engine.Open(t.Context(), opts)
 	require.NoError(t, err)
 	h.eng = eng
 }
@@ -176,6 +199,18 @@ func (h *harness) run(t *testing.T, d *datadriven.TestData) string {
 		require.NoError(t, h.eng.Close(), "closing the engine")
 		h.open(t)
 		return "ok"
+	case "clock":
+		var by string
+		d.ScanArgs(t, "advance", &by)
+		step, err := time.ParseDuration(by)
+		if err != nil {
+			d.Fatalf(t, "advance=%s: %v", by, err)
+		}
+		ctx, cancel := context.WithTimeout(t.Context(), statementTimeout)
+		defer cancel()
+		require.NoError(t, h.eng.Sync(ctx), "waiting for the running statements")
+		h.clock.advance(step)
+		return h.clock.Now().Format(time.DateTime) + "\n"
 	case "stdout":
 		// Any statement of a script first syncs the running ones.
 		if _, err := h.execute(t, cli.Statement{Text: "SHOW CATALOGS"}); err != nil {

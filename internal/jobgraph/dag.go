@@ -66,6 +66,9 @@ type Normalize struct {
 	// DropUpdateBefore removes the -U rows of the result (upsert delivery
 	// with full deletes).
 	DropUpdateBefore bool
+	// StateTTL ('table.exec.state.ttl', nanoseconds; 0 = none) forgets a
+	// key not written for that long.
+	StateTTL int64
 }
 
 // Materialize is the sink upsert materializer (Flink's

@@ -38,6 +38,11 @@ type OverAggregate struct {
 	// FILTER apply; Filter -1 for none). Each needs retraction for a
 	// bounded frame, which every AggFunc has.
 	Calls []AggCall
+	// StateTTL ('table.exec.state.ttl', nanoseconds; 0 = none) drops the
+	// state of a partition that received no row for that long (Flink's
+	// cleanup timers), for every frame but a bounded RANGE one, which
+	// cleans up by the watermark (or the clock) already.
+	StateTTL int64
 }
 
 // OverFrame is the frame of an OVER window: BETWEEN a lower bound AND

@@ -95,7 +95,8 @@ func TestCacheEviction(t *testing.T) {
 // retract changelog as an unbounded one over 50 keys and 4 checkpoints.
 func TestNormalizerEviction(t *testing.T) {
 	run := func(maxKeys int) []string {
-		n := newNormalizer("norm", []int{0}, state.NewMemory(), maxKeys)
+		n, err := newNormalizer("norm", []int{0}, state.NewMemory(), maxKeys, nil, 0)
+		require.NoError(t, err)
 		var out []string
 		for round := range 4 {
 			for k := range int64(50) {

@@ -43,8 +43,14 @@ type extInput struct {
 	tableBounds map[int32]int64
 	finished    bool // a scan.bounded input reached its end
 	closed      bool // its final watermark went out
+	// backlog is, when reading freely, each partition's end at open where
+	// it had records to read (end > start): such a partition holds the
+	// watermark back until it produced one, as a split without a
+	// watermark does in Flink (nil when none had a backlog).
+	backlog map[int32]int64
 	// lastActive is when each partition last produced a record (clock
-	// nanoseconds), for scan.watermark.idle-timeout.
+	// nanoseconds; the job's start for one that has not), for
+	// scan.watermark.idle-timeout.
 	lastActive map[int32]int64
 }
 
@@ -171,6 +177,14 @@ func (s *source) openExternal(ctx context.Context) error {
 				s.targets[logstore.Position{Log: name, Partition: int(p)}] = o
 			}
 		}
+		if e.target == nil && in.Watermark != nil {
+			// Reading freely: the partitions with a backlog hold the
+			// watermark back until they produced (emitWatermark).
+			if err := e.openBacklog(ctx, s.job.env.Clock.Now().UnixNano()); err != nil {
+				closeExternal(append(exts, e))
+				return fmt.Errorf("opening %s: %w", in.Table, err)
+			}
+		}
 		s.inputOf[name] = i
 		exts = append(exts, e)
 	}
@@ -189,6 +203,28 @@ func (s *source) openExternal(ctx context.Context) error {
 		for _, i := range e.inputs() {
 			s.extOf[i] = e
 		}
+	}
+	return nil
+}
+
+// openBacklog records the partitions of a freely read input that have
+// records to read at open (their end past their start) and starts their
+// idle time at now.
+func (e *extInput) openBacklog(ctx context.Context, now int64) error {
+	ends, err := e.rd.Targets(ctx)
+	if err != nil {
+		return fmt.Errorf("reading the partitions' end offsets: %w", err)
+	}
+	for p, end := range ends {
+		if start, ok := e.pos[p]; ok && end > start {
+			if e.backlog == nil {
+				e.backlog = map[int32]int64{}
+			}
+			e.backlog[p] = end
+		}
+	}
+	for _, p := range e.parts {
+		e.lastActive[p] = now
 	}
 	return nil
 }
@@ -613,9 +649,19 @@ func (s *source) emitWatermark(ctx context.Context, i int) error {
 		if w == MinWatermark {
 			// A partition without a watermark yet holds the others back
 			// while it still has records to read up to a known end (a
-			// snapshot, a sync or scan.bounded): otherwise the partition
-			// fetched first could make every row of the others late.
-			if e != nil && e.target != nil && e.target[e.parts[p]] > e.pos[e.parts[p]] {
+			// snapshot, a sync or scan.bounded) or, read freely, up to
+			// its end when the job opened, unless it is idle: otherwise
+			// the partition fetched first could make every row of the
+			// others late.
+			if e == nil {
+				continue
+			}
+			part := e.parts[p]
+			end := e.backlog[part]
+			if e.target != nil {
+				end = e.target[part]
+			}
+			if end > e.pos[part] && (idle == 0 || now-e.lastActive[part] <= idle) {
 				return nil
 			}
 			continue

@@ -72,6 +72,8 @@ type fakeTopic struct {
 	readers    []*fakeReader
 	// fetchErr, once set, is what Fetch returns.
 	fetchErr error
+	// held are the partitions Fetch hands out nothing of until release.
+	held map[int32]bool
 }
 
 type fakePart struct {
@@ -123,6 +125,25 @@ func (t *fakeTopic) setOnTargets(f func()) {
 	t.mu.Lock()
 	t.onTargets = f
 	t.mu.Unlock()
+}
+
+// hold makes Fetch hand out nothing of partition p until release(p), as a
+// broker whose fetch for one partition is slow.
+func (t *fakeTopic) hold(p int32) {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	if t.held == nil {
+		t.held = map[int32]bool{}
+	}
+	t.held[p] = true
+}
+
+// release ends hold(p).
+func (t *fakeTopic) release(p int32) {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	delete(t.held, p)
+	t.notifyLocked()
 }
 
 // failFetch makes Fetch fail with err from now on.
@@ -347,7 +368,7 @@ func (r *fakeReader) takeLocked() ([]connector.Record, bool) {
 	t := r.src.topic
 	var cands []int32
 	for p, part := range t.parts {
-		if r.next[p] < part.end {
+		if r.next[p] < part.end && !t.held[p] {
 			cands = append(cands, p)
 		}
 	}

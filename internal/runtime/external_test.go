@@ -395,6 +395,64 @@ func TestExternalWatermarks(t *testing.T) {
 	}
 }
 
+// sortJob orders its input by ts (a temporal sort): a row comes out once
+// the watermark reached it, and a row behind the watermark is late.
+func sortJob(in jobgraph.Input) *jobgraph.Job {
+	return &jobgraph.Job{Inputs: []jobgraph.Input{in},
+		Nodes:  []jobgraph.Node{{UID: "sort", Inputs: []jobgraph.Edge{{From: jobgraph.Source(0)}}, Op: &jobgraph.TemporalSort{TimeColumn: 1}, Out: fakeSchema}},
+		Result: 0, Sink: jobgraph.Sink{Kind: jobgraph.CollectSink}}
+}
+
+// TestExternalWatermarkHoldsForBacklog: in a continuous job reading freely,
+// a partition that had records to read when the job opened holds the
+// watermark back until it produced one (Flink: a split without a watermark
+// keeps the combined one at its minimum), however late its fetch comes:
+// partition 1's backlog is fetched only after partition 0's whole backlog
+// was read, and its row is not late. With an idle timeout the partition
+// stops holding once it was idle that long since the job opened.
+func TestExternalWatermarkHoldsForBacklog(t *testing.T) {
+	setup := func(t *testing.T, idle time.Duration) (*Job, *fakeTopic, *fakeClock) {
+		env, clock := newTestEnv(t)
+		topic := newFakeTopic("backlog", 2)
+		for i, ts := range []int64{10_000, 20_000, 30_000} {
+			topic.add(0, ts, int64(i+1), "p0")
+		}
+		topic.add(1, 5_000, 4, "p1")
+		topic.hold(1)
+		j := startJob(t, env, sortJob(withWatermark(fakeInput(&fakeSource{topic: topic, idle: idle}))),
+			Options{ID: "backlog", CheckpointInterval: 5 * time.Millisecond})
+		require.Eventually(t, func() bool { return j.Metrics().RecordsIn == 3 }, waitLimit, time.Millisecond,
+			"partition 0's backlog is read")
+		return j, topic, clock
+	}
+	t.Run("held", func(t *testing.T) {
+		j, topic, _ := setup(t, 0)
+		topic.release(1)
+		topic.add(0, 40_000, 5, "p0")
+		topic.add(1, 50_000, 6, "p1")
+		require.Equal(t, []int64{4, 1, 2, 3}, keys(take(t, j, 4)))
+		require.Equal(t, int64(0), j.Metrics().LateRecordsDropped, "partition 1's row is not late")
+		require.Equal(t, time.UnixMilli(40_000).UTC(), j.Metrics().Watermark)
+		require.NoError(t, j.Err())
+	})
+	t.Run("idle", func(t *testing.T) {
+		j, topic, clock := setup(t, 10*time.Second)
+		clock.Advance(6 * time.Second)
+		topic.add(0, 35_000, 5, "p0")
+		require.Eventually(t, func() bool { return j.Metrics().RecordsIn == 4 }, waitLimit, time.Millisecond)
+		require.True(t, j.Metrics().Watermark.IsZero(), "partition 1 holds the watermark back, idle for 6s only")
+		// Partition 1 has now been idle for 12s since the job started,
+		// partition 0 for 6s: the next tick moves the watermark to 35s.
+		clock.Advance(6 * time.Second)
+		require.Equal(t, []int64{1, 2, 3, 5}, keys(take(t, j, 4)))
+		require.Equal(t, time.UnixMilli(35_000).UTC(), j.Metrics().Watermark)
+		topic.release(1)
+		syncJob(t, j)
+		require.Equal(t, int64(1), j.Metrics().LateRecordsDropped, "idle, partition 1 gave up its hold")
+		require.NoError(t, j.Err())
+	})
+}
+
 // TestExternalIdleTimeout: with an idle timeout, a partition that has not
 // produced for longer stops holding the watermark back in a continuous job
 // (re-checked on the checkpoint tick, which must also reach downstream

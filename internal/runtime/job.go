@@ -542,7 +542,11 @@ func (j *Job) newOperator(st *subtask, k int, out *nodeOut) (Operator, error) {
 	case *jobgraph.Values:
 		return &valuesOp{spec: spec, out: out}, nil
 	case *jobgraph.Normalize:
-		return &normalizeOp{n: newNormalizer(oc.NS, spec.Key, st.kv, j.opts.CacheKeys), dropUB: spec.DropUpdateBefore, out: out}, nil
+		n, err := newNormalizer(oc.NS, spec.Key, st.kv, j.opts.CacheKeys, oc.Clock, spec.StateTTL)
+		if err != nil {
+			return nil, err
+		}
+		return &normalizeOp{n: n, dropUB: spec.DropUpdateBefore, out: out}, nil
 	case *jobgraph.Join:
 		return newJoinOp(spec, oc)
 	case *jobgraph.Materialize:

@@ -1,6 +1,7 @@
 package runtime
 
 import (
+	"encoding/binary"
 	"fmt"
 
 	"github.com/eddy-sql/eddy/types"
@@ -9,10 +10,20 @@ import (
 // normalizer turns an upsert changelog into a retract changelog with full
 // deletes, as Flink's ChangelogNormalize: it keeps the last row per key.
 // Identical consecutive upserts are dropped.
+//
+// State TTL ('table.exec.state.ttl'): a key not written for the TTL is
+// forgotten when its next row comes, as if it had never been seen (Flink
+// keeps the last row under the TTL, renewed by each write): an upsert is
+// emitted as +I and a -U or -D is ignored. With a TTL an identical upsert
+// is not dropped (-U and +U go out, renewing the TTL of the operators
+// downstream, as Flink does), and the key's state starts with
+// normTTLTag and the time of its last write.
 type normalizer struct {
 	ns    string
 	key   []int
 	kv    KV
+	clock Clock
+	ttl   int64
 	cache map[string]*normEntry
 	// dirtyKeys lists the keys to write at the next flush; past maxKeys
 	// cached keys, flush evicts clean ones down to half (0: unbounded).
@@ -26,10 +37,21 @@ type normEntry struct {
 	row    types.Row
 	exists bool
 	dirty  bool
+	// stamp is the processing time of the last write (state TTL); 0
+	// without a TTL or for state written before one was set.
+	stamp int64
 }
 
-func newNormalizer(ns string, key []int, kv KV, maxKeys int) *normalizer {
-	return &normalizer{ns: ns, key: key, kv: kv, cache: map[string]*normEntry{}, maxKeys: maxKeys}
+// normTTLTag starts the state of a key written with a TTL (an encoded row
+// starts with its kind, below it): the varint time of the last write and
+// the row follow.
+const normTTLTag = 0xff
+
+func newNormalizer(ns string, key []int, kv KV, maxKeys int, clock Clock, ttl int64) (*normalizer, error) {
+	if ttl > 0 && clock == nil {
+		return nil, fmt.Errorf("changelog normalize: state TTL needs a clock")
+	}
+	return &normalizer{ns: ns, key: key, kv: kv, cache: map[string]*normEntry{}, maxKeys: maxKeys, clock: clock, ttl: max(ttl, 0)}, nil
 }
 
 func (n *normalizer) entry(row types.Row) (string, *normEntry, error) {
@@ -46,6 +68,13 @@ func (n *normalizer) entry(row types.Row) (string, *normEntry, error) {
 	b, ok, err := n.kv.Get(n.ns, "last", n.buf)
 	if err != nil {
 		return "", nil, fmt.Errorf("reading normalize state: %w", err)
+	}
+	if ok && len(b) > 0 && b[0] == normTTLTag {
+		stamp, w := binary.Varint(b[1:])
+		if w <= 0 {
+			return "", nil, fmt.Errorf("decoding normalize state: bad time")
+		}
+		e.stamp, b = stamp, b[1+w:]
 	}
 	if ok {
 		r, err := types.DecodeRow(b)
@@ -72,10 +101,19 @@ func (n *normalizer) process(row types.Row, out []types.Row) ([]types.Row, error
 			}
 		}()
 	}
+	var now int64
+	if n.ttl > 0 {
+		now = n.clock.Now().UnixNano()
+		if e.exists && e.stamp != 0 && now-e.stamp >= n.ttl {
+			// Expired: as if the key had never been seen. Marked dirty
+			// so that a retraction dropped here also clears the state.
+			e.row, e.exists, e.stamp, e.dirty = types.Row{}, false, 0, true
+		}
+	}
 	switch row.Kind {
 	case types.Insert, types.UpdateAfter:
 		if e.exists {
-			if equalValues(e.row.Values, row.Values) {
+			if n.ttl == 0 && equalValues(e.row.Values, row.Values) {
 				return out, nil
 			}
 			out = append(out, types.Row{Kind: types.UpdateBefore, Values: e.row.Values},
@@ -84,12 +122,15 @@ func (n *normalizer) process(row types.Row, out []types.Row) ([]types.Row, error
 			out = append(out, types.Row{Kind: types.Insert, Values: row.Values})
 		}
 		e.row, e.exists, e.dirty = types.Row{Kind: types.Insert, Values: row.Values}, true, true
+		if n.ttl > 0 {
+			e.stamp = now
+		}
 	case types.Delete, types.UpdateBefore:
 		if !e.exists {
 			return out, nil
 		}
 		out = append(out, types.Row{Kind: types.Delete, Values: e.row.Values})
-		e.row, e.exists, e.dirty = types.Row{}, false, true
+		e.row, e.exists, e.stamp, e.dirty = types.Row{}, false, 0, true
 	}
 	return out, nil
 }
@@ -107,7 +148,11 @@ func (n *normalizer) flush() error {
 			}
 			continue
 		}
-		if err := n.kv.Put(n.ns, "last", []byte(key), types.AppendRow(nil, e.row)); err != nil {
+		var b []byte
+		if n.ttl > 0 {
+			b = binary.AppendVarint(append(b, normTTLTag), e.stamp)
+		}
+		if err := n.kv.Put(n.ns, "last", []byte(key), types.AppendRow(b, e.row)); err != nil {
 			return err
 		}
 	}

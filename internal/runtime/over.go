@@ -23,8 +23,23 @@ import (
 // when it arrives; a bounded RANGE frame buffers the rows of the current
 // millisecond until OnProcessingTime passes it, so that they are peers.
 //
+// State TTL ('table.exec.state.ttl'), for every frame but a bounded RANGE
+// one (which cleans up by time already, as in Flink): a partition's state
+// is dropped once it received no row for the TTL, as Flink's over
+// functions do with a processing-time cleanup timer. A row (late ones
+// too) moves the partition's cleanup time to now + 1.5 x the TTL when
+// now + the TTL is past it (Flink's registerProcessingCleanupTimer); a
+// proctime unbounded frame keeps its accumulators under Flink's state TTL
+// instead, expiring exactly the TTL after the last row. When the cleanup
+// time comes, a rowtime partition that still has rows waiting for the
+// watermark keeps its state and is cleaned up 1.5 x the TTL later. The
+// cleanup runs when OnProcessingTime passes it, and before a row of the
+// partition is processed (so that the result does not depend on when
+// processing-time callbacks come); the partition then starts afresh.
+//
 // State: per partition one value "part"; the due index of the partitions
-// with buffered rows or a pending cleanup ("due"); the watermark.
+// with buffered rows or a pending cleanup ("due"), and with a TTL that of
+// their processing-time cleanup ("ttl"); the watermark.
 type overOp struct {
 	spec  *jobgraph.OverAggregate
 	oc    OpContext
@@ -37,6 +52,11 @@ type overOp struct {
 	// buffered: rows wait for their time (rowtime, or a proctime bounded
 	// RANGE frame); they are processed at once otherwise.
 	buffered bool
+	// ttl is the state TTL (0: none), clock the processing-time clock,
+	// and ttlDue the partitions by cleanup time.
+	ttl    int64
+	clock  Clock
+	ttlDue *dueIndex
 
 	keyVals []types.Value
 	keyBuf  []byte
@@ -69,6 +89,9 @@ type overPart struct {
 	// cleanup is the time at which a bounded RANGE frame drops the
 	// partition's state (0: none).
 	cleanup int64
+	// expire is the processing time (nanoseconds) at which the state TTL
+	// drops the partition's state (0: none).
+	expire int64
 }
 
 type overCodec struct{ calls int }
@@ -83,9 +106,15 @@ func (c overCodec) encode(dst []byte, p *overPart) []byte {
 	if p.hasLast {
 		flags |= 2
 	}
+	if p.expire != 0 {
+		flags |= 4
+	}
 	dst = append(dst, flags)
 	dst = binary.AppendVarint(dst, p.last)
 	dst = binary.AppendVarint(dst, p.cleanup)
+	if p.expire != 0 {
+		dst = binary.AppendVarint(dst, p.expire)
+	}
 	if p.active {
 		for i := range p.accs {
 			dst = appendAccState(dst, &p.accs[i])
@@ -111,6 +140,9 @@ func (c overCodec) decode(b []byte, p *overPart) error {
 	p.active, p.hasLast = flags&1 != 0, flags&2 != 0
 	p.last = r.varint()
 	p.cleanup = r.varint()
+	if flags&4 != 0 {
+		p.expire = r.varint()
+	}
 	p.accs = make([]accState, c.calls)
 	if p.active {
 		for i := range p.accs {
@@ -153,6 +185,15 @@ func newOverOp(spec *jobgraph.OverAggregate, in *types.Schema, oc OpContext) (*o
 	if err := op.due.restore(); err != nil {
 		return nil, fmt.Errorf("over: %w", err)
 	}
+	if spec.StateTTL > 0 && !op.boundedRange() {
+		if oc.Clock == nil {
+			return nil, fmt.Errorf("over: state TTL needs a clock")
+		}
+		op.ttl, op.clock, op.ttlDue = spec.StateTTL, oc.Clock, newDueIndex(oc, "ttl")
+		if err := op.ttlDue.restore(); err != nil {
+			return nil, fmt.Errorf("over: %w", err)
+		}
+	}
 	if op.wm, err = loadWatermarks(oc, 1); err != nil {
 		return nil, fmt.Errorf("over: %w", err)
 	}
@@ -190,6 +231,13 @@ func (op *overOp) Process(_ int, row types.Row) error {
 		return fmt.Errorf("over: %w", err)
 	}
 	p := &e.v
+	if op.ttl > 0 {
+		now := op.clock.Now().UnixNano()
+		if p.expire != 0 && p.expire <= now {
+			op.expire(e, now) // the cleanup timer went off before this row
+		}
+		op.renew(e, now)
+	}
 	if p.accs == nil {
 		p.accs = make([]accState, len(op.spec.Calls))
 	}
@@ -223,6 +271,44 @@ func (op *overOp) Process(_ int, row types.Row) error {
 	}
 	op.setDue(e)
 	return nil
+}
+
+// renew moves the state TTL's cleanup of the partition of e (whose key
+// values are op.keyVals) for a row arriving at now.
+func (op *overOp) renew(e *cached[overPart], now int64) {
+	p := &e.v
+	switch {
+	case op.spec.ProcTime && op.spec.Frame.Unbounded:
+		// Flink's state TTL, renewed by each write. The index keeps the
+		// earlier time, when it has one: OnProcessingTime moves it on.
+		p.expire = now + op.ttl
+		op.cache.mark(e)
+		if _, live := op.ttlDue.at(e.key); live {
+			return
+		}
+	case p.expire == 0 || now+op.ttl > p.expire:
+		p.expire = now + op.ttl + op.ttl/2
+	default:
+		return
+	}
+	op.cache.mark(e)
+	op.ttlDue.set(e.key, op.slab.clone(op.keyVals), p.expire)
+}
+
+// expire runs the state TTL's cleanup of the partition of e at now: the
+// state goes, unless rows still wait for the watermark (the cleanup is
+// then 1.5 x the TTL later).
+func (op *overOp) expire(e *cached[overPart], now int64) {
+	p := &e.v
+	op.cache.mark(e)
+	if len(p.pending) > 0 {
+		p.expire = now + op.ttl + op.ttl/2
+		op.ttlDue.set(e.key, op.slab.clone(op.keyOf(p)), p.expire)
+		return
+	}
+	*p = overPart{}
+	op.ttlDue.clear(e.key)
+	op.due.clear(e.key)
 }
 
 // setDue records when the partition of e has work next.
@@ -391,7 +477,29 @@ func (op *overOp) Watermark(port int, wm int64) error {
 
 // OnProcessingTime implements procTimeOperator: a proctime bounded RANGE
 // frame processes the rows of the milliseconds before now.
+//
+// With a state TTL it also cleans up the partitions whose cleanup time
+// now passed (not at the end of a bounded input, MaxWatermark: no time
+// passes then).
 func (op *overOp) OnProcessingTime(now int64) error {
+	if op.ttl > 0 && now != MaxWatermark {
+		for {
+			key, vals, ok := op.ttlDue.pop(now)
+			if !ok {
+				break
+			}
+			e, err := op.cache.getString(key)
+			if err != nil {
+				return fmt.Errorf("over: %w", err)
+			}
+			switch x := e.v.expire; {
+			case x != 0 && x <= now:
+				op.expire(e, now)
+			case x > now: // renewed since it was indexed
+				op.ttlDue.set(key, vals, x)
+			}
+		}
+	}
 	if !op.spec.ProcTime || !op.buffered {
 		return nil
 	}
@@ -406,6 +514,11 @@ func (op *overOp) OnProcessingTime(now int64) error {
 func (op *overOp) Flush() error {
 	if err := op.due.flush(); err != nil {
 		return fmt.Errorf("over: %w", err)
+	}
+	if op.ttlDue != nil {
+		if err := op.ttlDue.flush(); err != nil {
+			return fmt.Errorf("over: %w", err)
+		}
 	}
 	if err := op.cache.flush(); err != nil {
 		return fmt.Errorf("over: %w", err)

@@ -36,6 +36,8 @@ type placer struct {
 	version int
 	// count is the number of normalizes placed so far.
 	count int
+	// ttl is 'table.exec.state.ttl' for the normalizes placed.
+	ttl int64
 	// done maps a visited node to its rebuilt copy.
 	done map[plan.Rel]plan.Rel
 	// retracted maps a consumer's input (with its preparing calcs) to the
@@ -239,7 +241,7 @@ func (x *placer) retract(r plan.Rel, fail upsertError) (plan.Rel, error) {
 		return nil, fail()
 	}
 	x.count++
-	return &plan.Normalize{In: in, Key: slices.Clone(cl.Key), UID: fmt.Sprintf("normalize/op/%d", x.count-1)}, nil
+	return &plan.Normalize{In: in, Key: slices.Clone(cl.Key), StateTTL: x.ttl, UID: fmt.Sprintf("normalize/op/%d", x.count-1)}, nil
 }
 
 // placePTF delivers to each table argument of a call the changelog it
@@ -275,7 +277,7 @@ func (x *placer) normalizeSource(r plan.Rel, dropUpdateBefore bool) plan.Rel {
 	switch n := r.(type) {
 	case *plan.Scan:
 		x.count++
-		return &plan.Normalize{In: n, Key: n.Key, DropUpdateBefore: dropUpdateBefore, UID: fmt.Sprintf("normalize/%d", n.Input)}
+		return &plan.Normalize{In: n, Key: n.Key, DropUpdateBefore: dropUpdateBefore, StateTTL: x.ttl, UID: fmt.Sprintf("normalize/%d", n.Input)}
 	case *plan.Normalize:
 		return r
 	case *plan.Calc, *plan.Limit:

@@ -25,6 +25,7 @@ func Optimize(b *plan.Bound) (*plan.QueryPlan, error) {
 	}
 	x := newPlacer()
 	x.version = b.Version
+	x.ttl = b.StateTTL
 	in, err := x.visit(root.In)
 	if err != nil {
 		return nil, err

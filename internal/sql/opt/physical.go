@@ -192,7 +192,7 @@ func (t *translator) translate(r plan.Rel) (int, error) {
 		return t.addNode(jobgraph.Node{
 			UID:    n.UID,
 			Inputs: []jobgraph.Edge{{From: ins[0], Exchange: jobgraph.Hash, Keys: n.Key}},
-			Op:     &jobgraph.Normalize{Key: n.Key, DropUpdateBefore: n.DropUpdateBefore},
+			Op:     &jobgraph.Normalize{Key: n.Key, DropUpdateBefore: n.DropUpdateBefore, StateTTL: n.StateTTL},
 			Out:    out,
 		}), nil
 	}

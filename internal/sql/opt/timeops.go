@@ -157,7 +157,7 @@ func (t *translator) translateTime(r plan.Rel, ins []int) (int, bool, error) {
 	out := plan.SchemaOf(r)
 	switch n := r.(type) {
 	case *plan.Over:
-		op := &jobgraph.OverAggregate{PartitionKeys: n.PartitionKeys, Frame: n.Frame, Calls: n.Calls}
+		op := &jobgraph.OverAggregate{PartitionKeys: n.PartitionKeys, Frame: n.Frame, Calls: n.Calls, StateTTL: n.StateTTL}
 		if n.NoRankEnd {
 			return 0, true, errAt(n.Pos, sqlerr.Unsupported, "Rank end is not specified. Currently rank only supports TopN, which means the rank end must be specified.").
 				WithHint("bound the rank from above: WHERE rn <= N, rn < N, rn = N or rn BETWEEN a AND b")

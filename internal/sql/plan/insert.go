@@ -362,7 +362,7 @@ func (p *Planner) BindInsertWith(t *catalog.Table, cols []*ast.Ident, q ast.Quer
 	if ext != nil {
 		sink.Spec.Kind, sink.Spec.Log, sink.Spec.External = jobgraph.ExternalSink, "", ext
 	}
-	return p.bound(st, sink), nil
+	return p.bound(st, sink)
 }
 
 // itemPos returns the position of the expression of the i-th column of q,

@@ -61,6 +61,9 @@ type Bound struct {
 	// TryResolveNDU is 'table.optimizer.non-deterministic-update.strategy'
 	// = 'TRY_RESOLVE': the optimizer rejects non-deterministic updates.
 	TryResolveNDU bool
+	// StateTTL is 'table.exec.state.ttl' (nanoseconds) for the operators
+	// the optimizer places: ChangelogNormalize.
+	StateTTL int64
 }
 
 // The plan versions. A durable statement resumes with the version it was

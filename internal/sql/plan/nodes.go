@@ -131,7 +131,10 @@ type Normalize struct {
 	Key []int
 	// DropUpdateBefore delivers upserts with full deletes (no -U rows).
 	DropUpdateBefore bool
-	UID              string
+	// StateTTL is 'table.exec.state.ttl' (nanoseconds): a key not
+	// written for that long is forgotten.
+	StateTTL int64
+	UID      string
 }
 
 // Sink is the root of a plan: where the rows of the query go.

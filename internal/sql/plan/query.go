@@ -112,13 +112,17 @@ func (st *stmt) joinUID() string {
 }
 
 // bound finishes the statement with its sink.
-func (p *Planner) bound(st *stmt, sink *Sink) *Bound {
+func (p *Planner) bound(st *stmt, sink *Sink) (*Bound, error) {
 	v := p.Session.PlanVersion
 	if v == 0 {
 		v = LatestPlan
 	}
 	ndu := strings.EqualFold(strings.TrimSpace(p.Session.Config["table.optimizer.non-deterministic-update.strategy"]), "TRY_RESOLVE")
-	return &Bound{Root: sink, Inputs: st.job.Inputs, Version: v, TryResolveNDU: ndu}
+	ttl, err := p.stateTTL()
+	if err != nil {
+		return nil, err
+	}
+	return &Bound{Root: sink, Inputs: st.job.Inputs, Version: v, TryResolveNDU: ndu, StateTTL: ttl}, nil
 }
 
 // BindSelect binds a query whose rows go back to the client.
@@ -131,7 +135,7 @@ func (p *Planner) BindSelect(q ast.Query) (*Bound, error) {
 		return nil, err
 	}
 	sink := &Sink{In: f.rel, Spec: jobgraph.Sink{Kind: jobgraph.CollectSink, Schema: f.sc.schema(), OrderBy: st.order}, Pos: q.Pos()}
-	return p.bound(st, sink), nil
+	return p.bound(st, sink)
 }
 
 func (p *Planner) planQuery(q ast.Query, st *stmt) (*frag, error) {
