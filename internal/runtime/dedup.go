@@ -189,7 +189,9 @@ func (op *dedupOp) Process(_ int, row types.Row) error {
 		if prev == nil {
 			return op.out.Emit(types.Row{Kind: types.Insert, Values: row.Values})
 		}
-		if equalValues(prev, row.Values) {
+		if op.ttl == 0 && equalValues(prev, row.Values) {
+			// Flink drops an identical row only without a TTL: with one,
+			// it goes out again so that downstream state is renewed too.
 			return nil
 		}
 		return op.update(prev, row.Values)
