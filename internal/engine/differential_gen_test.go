@@ -573,8 +573,18 @@ func (g *gen) subqueryCond(sc []col) string {
 	}
 	if g.chance(50) {
 		q := fmt.Sprintf("SELECT %s FROM %s", c.ref, from)
+		var where []string
+		if o2 := pick(g, sc); g.chance(40) && o2.t != tDbl {
+			// Correlated: decorrelated into a semi (null-aware anti) join.
+			if c2, ok := g.column(inner, o2.t); ok {
+				where = append(where, c2.ref+" = "+o2.ref)
+			}
+		}
 		if g.chance(40) {
-			q += " WHERE " + g.cond(inner, 0)
+			where = append(where, g.cond(inner, 0))
+		}
+		if len(where) > 0 {
+			q += " WHERE " + strings.Join(where, " AND ")
 		}
 		not := ""
 		if g.has["NOT IN"] && g.chance(40) {

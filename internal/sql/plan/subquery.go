@@ -170,29 +170,86 @@ func (p *Planner) planExists(f *frag, n *ast.Exists, anti bool) error {
 	return p.correlatedSemi(f, s, anti, n.Pos(), nil)
 }
 
-// planCorrelatedIn plans x IN (SELECT y FROM ... WHERE ...) whose WHERE
-// refers to the outer row as EXISTS (SELECT ... WHERE ... AND x = y), as
-// Flink decorrelates it: a semi join on x = y and the correlation keys. It
-// reports false when the subquery is not a plain one-column SELECT.
+// planCorrelatedIn plans x [NOT] IN (SELECT y FROM ... WHERE ...) whose
+// WHERE refers to the outer row as [NOT] EXISTS (SELECT ... WHERE ... AND
+// x = y), as Flink decorrelates it: a semi (anti) join on x = y and the
+// correlation keys. A NOT IN whose x or y may be NULL keeps SQL's
+// three-valued logic (Flink's null-aware anti join): x = y is not a key
+// but the residual (x = y) IS NOT FALSE, so a row of the correlated set
+// whose comparison is UNKNOWN removes the outer row too. It reports false
+// when the subquery is not a plain one-column SELECT.
 func (p *Planner) planCorrelatedIn(f *frag, n *ast.In) (bool, error) {
 	s, simple := n.Query.(*ast.Select)
-	if !simple || n.Not || s.From == nil || len(s.GroupBy) > 0 || s.Having != nil || s.Limit != nil || isAggregateQuery(s) ||
+	if !simple || s.From == nil || len(s.GroupBy) > 0 || s.Having != nil || s.Limit != nil || isAggregateQuery(s) ||
 		len(s.Items) != 1 || s.Items[0].Expr == nil || s.Where == nil {
 		return false, nil
 	}
 	if _, star := s.Items[0].Expr.(*ast.Star); star {
 		return false, nil
 	}
-	key := func(r *frag) (expr.Expr, expr.Expr, error) {
-		return bindKeyPair(n.X, f.sc, s.Items[0].Expr, r.sc, n.InPos)
+	outer := f.sc
+	added := false
+	key := func(r *frag) (expr.Expr, expr.Expr, ast.Expr, error) {
+		lx, rx, err := bindKeyPair(n.X, f.sc, s.Items[0].Expr, r.sc, n.InPos)
+		if err != nil || !n.Not || (lx.Type().NotNull && rx.Type().NotNull) {
+			return lx, rx, nil, err
+		}
+		// Null-aware: both values become columns the residual names.
+		l, err := notInColumn(f, lx, "l")
+		if err != nil {
+			return nil, nil, nil, err
+		}
+		r2, err := notInColumn(r, rx, "r")
+		if err != nil {
+			return nil, nil, nil, err
+		}
+		added = true
+		cmp := &ast.Binary{Op: ast.OpEq, X: l, Y: r2, OpPos: n.InPos}
+		return nil, nil, &ast.Is{X: cmp, Not: true, What: ast.IsFalse, IsPos: n.InPos}, nil
 	}
-	return true, p.correlatedSemi(f, s, false, n.InPos, key)
+	if err := p.correlatedSemi(f, s, n.Not, n.InPos, key); err != nil {
+		return true, err
+	}
+	if added {
+		// Drop the value column added to the outer row.
+		var proj []expr.Expr
+		for i, c := range outer.cols {
+			x, err := expr.Col(i, c.name, c.typ)
+			if err != nil {
+				return true, err
+			}
+			proj = append(proj, x)
+		}
+		f.sc = &scope{cols: f.sc.cols[:len(outer.cols)]}
+		f.addCalc(Calc{Project: proj})
+		f.sc = outer
+	}
+	return true, nil
+}
+
+// notInColumn adds x as a column named $notin_<side> to f and returns a
+// reference to it by that name.
+func notInColumn(f *frag, x expr.Expr, side string) (ast.Expr, error) {
+	name := "$notin_" + side
+	var all []expr.Expr
+	for i, c := range f.sc.cols {
+		cx, err := expr.Col(i, c.name, c.typ)
+		if err != nil {
+			return nil, err
+		}
+		all = append(all, cx)
+	}
+	cols := append(append([]column(nil), f.sc.cols...), column{name: name, typ: x.Type()})
+	f.sc = &scope{cols: cols}
+	f.addCalc(Calc{Project: append(all, x), Prepares: true})
+	return &ast.ColumnRef{Parts: []*ast.Ident{{Name: name}}}, nil
 }
 
 // correlatedSemi plans the semi (anti) join of a correlated EXISTS over
 // s; key, when set, adds a key pair bound against the outer row and the
-// subquery's FROM (IN's x = y).
-func (p *Planner) correlatedSemi(f *frag, s *ast.Select, anti bool, pos sqlerr.Pos, key func(r *frag) (expr.Expr, expr.Expr, error)) error {
+// subquery's FROM (IN's x = y), or a residual condition instead (NOT IN's
+// null-aware comparison).
+func (p *Planner) correlatedSemi(f *frag, s *ast.Select, anti bool, pos sqlerr.Pos, key func(r *frag) (expr.Expr, expr.Expr, ast.Expr, error)) error {
 	var r *frag
 	var err error
 	var conds []ast.Expr
@@ -246,11 +303,15 @@ func (p *Planner) correlatedSemi(f *frag, s *ast.Select, anti bool, pos sqlerr.P
 		r.addCalc(Calc{Filter: w, FilterPos: inner[0].Pos(), Prepares: true})
 	}
 	if key != nil {
-		lx, rx, err := key(r)
+		lx, rx, res, err := key(r)
 		if err != nil {
 			return err
 		}
-		lKeys, rKeys = append(lKeys, lx), append(rKeys, rx)
+		if res != nil {
+			residual = append(residual, res)
+		} else {
+			lKeys, rKeys = append(lKeys, lx), append(rKeys, rx)
+		}
 	}
 	return semiJoin(f, r, lKeys, rKeys, residual, anti, pos)
 }
