@@ -19,6 +19,7 @@ var allowed = map[string][]string{
 	"udf/udftest":                   {"udf", "types", "internal/expr", "internal/sql/plan", "internal/jobgraph"},
 	"examples":                      {"ptf", "udf", "types"},
 	"internal/sqlerr":               {},
+	"internal/docexample":           {},
 	"internal/store":                {"internal/sqlerr"},
 	"internal/logstore":             {"internal/store", "internal/sqlerr", "types"},
 	"internal/state":                {"internal/store", "internal/sqlerr", "types"},
