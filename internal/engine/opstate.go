@@ -47,6 +47,12 @@ func operatorState(job *jobgraph.Job) string {
 				calls = append(calls, c.String(typeNames(in(n, 0)))+":"+c.Type.String())
 			}
 			d = fmt.Sprintf("over;row=%s;keys=%v;order=%d;frame=%+v;calls=%s", typeList(in(n, 0)), op.PartitionKeys, op.OrderBy, op.Frame, strings.Join(calls, ","))
+		case *jobgraph.SortedOver:
+			var calls []string
+			for _, c := range op.Calls {
+				calls = append(calls, c.String(typeNames(in(n, 0)))+":"+c.Type.String())
+			}
+			d = fmt.Sprintf("sortedover;row=%s;keys=%v;order=%+v;frame=%+v;calls=%s", typeList(in(n, 0)), op.PartitionKeys, op.OrderBy, op.Frame, strings.Join(calls, ","))
 		case *jobgraph.Rank:
 			d = fmt.Sprintf("rank;row=%s;keys=%v;order=%+v;func=%s;range=%d-%d;strategy=%s", typeList(in(n, 0)), op.PartitionKeys, op.OrderBy, op.Func, op.Start, op.End, op.Strategy)
 		case *jobgraph.Deduplicate:

@@ -88,6 +88,8 @@ func ChangelogKinds(j *Job) (nodes []Kinds, src []Kinds) {
 			nodes[k] = Kinds{Insert: true, UpdateAfter: true, Delete: true}
 		case *OverAggregate, *IntervalJoin, *TemporalSort:
 			nodes[k] = Kinds{Insert: true}
+		case *SortedOver:
+			nodes[k] = kindsOfMode(Retract)
 		case *Rank:
 			nodes[k] = Kinds{Insert: true, UpdateBefore: !op.DropUpdateBefore, UpdateAfter: true, Delete: true}
 		case *Deduplicate:

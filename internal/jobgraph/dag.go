@@ -50,7 +50,7 @@ type Node struct {
 	UID    string
 	Inputs []Edge
 	// Op is the operator's spec: *Calc, *Aggregate, *Join, *Union,
-	// *PTF, *Normalize, *Values, *Materialize, *OverAggregate, *Rank,
+	// *PTF, *Normalize, *Values, *Materialize, *OverAggregate, *SortedOver, *Rank,
 	// *Deduplicate, *IntervalJoin, *TemporalJoin, *TemporalSort.
 	Op any
 	// Out is the schema of the rows the node emits.

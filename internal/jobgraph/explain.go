@@ -140,6 +140,8 @@ func writeOp(b *strings.Builder, j *Job, n Node) {
 		fmt.Fprintf(b, "Values(rows=[%d])", len(op.Rows))
 	case *OverAggregate:
 		writeOver(b, n, in(0), op)
+	case *SortedOver:
+		writeSortedOver(b, n, in(0), op)
 	case *Rank:
 		writeRank(b, n, in(0), op)
 	case *Deduplicate:
@@ -264,6 +266,28 @@ func writeOver(b *strings.Builder, n Node, in []string, op *OverAggregate) {
 	}
 	fmt.Fprintf(b, "OverAggregate(uid=[%s], partitionBy=%v, orderBy=[%s ASC], window=[%s BETWEEN %s PRECEDING AND CURRENT ROW], select=[%s])",
 		n.UID, names(in, op.PartitionKeys), order, unit, bound, strings.Join(sel, ", "))
+}
+
+// writeSortedOver renders the OVER aggregate of decision 0035.
+func writeSortedOver(b *strings.Builder, n Node, in []string, op *SortedOver) {
+	var order []string
+	for _, k := range op.OrderBy {
+		order = append(order, sortKeyString(in, k))
+	}
+	unit, bound := "RANGE", "UNBOUNDED"
+	if op.Frame.Rows {
+		unit = "ROWS"
+		if !op.Frame.Unbounded {
+			bound = fmt.Sprint(op.Frame.Preceding)
+		}
+	}
+	sel := append([]string(nil), in...)
+	out := n.Out.Names()
+	for i, c := range op.Calls {
+		sel = append(sel, c.String(in)+" AS "+out[len(in)+i])
+	}
+	fmt.Fprintf(b, "SortedOverAggregate(uid=[%s], partitionBy=%v, orderBy=[%s], window=[%s BETWEEN %s PRECEDING AND CURRENT ROW], select=[%s])",
+		n.UID, names(in, op.PartitionKeys), strings.Join(order, ", "), unit, bound, strings.Join(sel, ", "))
 }
 
 // writeRank renders a Top-N as Flink's Rank.

@@ -59,3 +59,31 @@ type OverFrame struct {
 	// t - Preceding <= t' <= t).
 	Preceding int64
 }
+
+// SortedOver is the OVER aggregation over an updating input or ordered by
+// columns that are not one ascending time attribute (an Eddy extension,
+// decision 0035; Flink rejects both, FLINK-19059). Per partition it keeps
+// the rows as an ordered multiset, sorted by OrderBy and, among rows equal
+// in the ORDER BY keys, by all their columns in ascending order (NULLs
+// first), so that the order, and every row's frame, depends only on the
+// rows and not on their arrival. Each row is emitted with one column per
+// call over its frame: the rows of its partition from the frame's lower
+// bound up to it (ROWS), or, for the RANGE frame, which is unbounded,
+// every row up to and including its peers (equal in the ORDER BY keys).
+//
+// Input: one port, any changelog with full retractions: +I and +U add a
+// row, -U and -D remove one equal row (a removal of a row that is not
+// there is ignored). Output: the input columns, then one column per call,
+// as a retract changelog without a key ([I, UB, UA, D]): an added row is
+// +I, a removed one -D with the values it was last emitted with, and every
+// other row whose frame the change touched (the n rows after it for ROWS
+// BETWEEN n PRECEDING, all later rows for an unbounded frame) is updated
+// with -U (its old values) and +U (its new ones) when its values changed.
+type SortedOver struct {
+	PartitionKeys []int
+	OrderBy       []SortKey
+	// Frame is ROWS BETWEEN n or UNBOUNDED PRECEDING AND CURRENT ROW, or
+	// RANGE BETWEEN UNBOUNDED PRECEDING AND CURRENT ROW.
+	Frame OverFrame
+	Calls []AggCall
+}

@@ -568,6 +568,8 @@ func (j *Job) newOperator(st *subtask, k int, out *nodeOut) (Operator, error) {
 		return newRankOp(spec, j.endpointSchema(n.Inputs[0].From), oc)
 	case *jobgraph.OverAggregate:
 		return newOverOp(spec, j.endpointSchema(n.Inputs[0].From), oc)
+	case *jobgraph.SortedOver:
+		return newSortedOverOp(spec, j.endpointSchema(n.Inputs[0].From), oc)
 	case *jobgraph.IntervalJoin:
 		return newIntervalJoinOp(spec, oc)
 	case *jobgraph.TemporalJoin:

@@ -25,6 +25,11 @@ var duckQueries = map[string]string{
 		c AS (SELECT auction, ws, count(*) AS num FROM w GROUP BY auction, ws),
 		m AS (SELECT ws, max(num) AS maxn FROM c GROUP BY ws)
 		SELECT c.auction, c.num FROM c JOIN m ON c.ws = m.ws AND c.num >= m.maxn`,
+	"q6": `WITH w AS (SELECT A.id, A.seller, B.price, B.dateTime,
+		    row_number() OVER (PARTITION BY A.id ORDER BY B.price DESC, B.dateTime ASC, B.seq ASC) AS rn
+		  FROM auction A JOIN bid B ON A.id = B.auction AND B.dateTime BETWEEN A.dateTime AND A.expires)
+		SELECT CAST(seller AS VARCHAR), CAST((sum(price) OVER o) // (count(*) OVER o) AS BIGINT) FROM w WHERE rn = 1
+		WINDOW o AS (PARTITION BY seller ORDER BY dateTime, id ROWS BETWEEN 10 PRECEDING AND CURRENT ROW)`,
 	"q7": `WITH w AS (SELECT max(price) AS maxprice, (dateTime // 10000) * 10000 + 10000 AS we FROM bid GROUP BY dateTime // 10000)
 		SELECT b.auction, b.price, b.bidder, b.dateTime, b.extra FROM bid b JOIN w ON b.price = w.maxprice
 		WHERE b.dateTime BETWEEN w.we - 10000 AND w.we`,
@@ -60,7 +65,7 @@ func TestReferenceAgainstDuckDB(t *testing.T) {
 	cfg.BaseTime = time.Date(2015, 7, 15, 23, 59, 20, 0, time.UTC).UnixMilli()
 	events := Events(nexmark.NewGenerator(cfg), 100_000)
 	db := loadDuckDB(t, events)
-	for _, q := range []string{"q5", "q7", "q8", "q9", "q11", "q18", "q19"} {
+	for _, q := range []string{"q5", "q6", "q7", "q8", "q9", "q11", "q18", "q19"} {
 		t.Run(q, func(t *testing.T) {
 			want, err := Compute(q, events, Options{})
 			require.NoError(t, err)

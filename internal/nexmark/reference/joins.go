@@ -1,6 +1,10 @@
 package reference
 
 import (
+	"cmp"
+	"slices"
+	"strconv"
+
 	"github.com/eddy-sql/eddy/internal/connector/nexmark"
 	"github.com/eddy-sql/eddy/types"
 )
@@ -71,6 +75,48 @@ func q4(in *input, _ Options) *Table {
 	for _, cat := range order {
 		c := cats[cat]
 		t.Rows = append(t.Rows, row(i64(cat), i64(c.sum/c.n)))
+	}
+	return t
+}
+
+// q6 (as examples/nexmark/q6.sql corrects it): per seller, over the
+// winning bids of the seller's auctions (q9's winner: highest price, then
+// earliest) in the order of their time, every winning bid with the
+// average (BIGINT, truncated) of its price and the prices of the 10 before
+// it. Bids of equal time are ordered by their auction's id, as Eddy's
+// sorted OVER breaks ties by the columns of its input (id, seller, price,
+// dateTime), the first of which, id, differs.
+func q6(in *input, _ Options) *Table {
+	bids := bidsByAuction(in)
+	type win struct{ id, price, at int64 }
+	sellers := map[int64][]win{}
+	for _, a := range in.auctions {
+		var best *nexmark.Bid
+		for _, b := range bids[a.ID] {
+			if during(b, a) && (best == nil || b.Price > best.Price || b.Price == best.Price && b.DateTime < best.DateTime) {
+				best = b
+			}
+		}
+		if best != nil {
+			sellers[a.Seller] = append(sellers[a.Seller], win{a.ID, best.Price, best.DateTime})
+		}
+	}
+	t := &Table{Types: []types.Type{str, bigint}}
+	for seller, ws := range sellers {
+		slices.SortFunc(ws, func(x, y win) int {
+			if c := cmp.Compare(x.at, y.at); c != 0 {
+				return c
+			}
+			return cmp.Compare(x.id, y.id)
+		})
+		for i := range ws {
+			var sum, n int64
+			for j := max(0, i-10); j <= i; j++ {
+				sum += ws[j].price
+				n++
+			}
+			t.Rows = append(t.Rows, row(s(strconv.FormatInt(seller, 10)), i64(sum/n)))
+		}
 	}
 	return t
 }

@@ -194,7 +194,7 @@ func (h *harness) plan(src string) (*jobgraph.Job, error) {
 // rulesArg returns the rules named by rules=a,b (all by default).
 func rulesArg(t *testing.T, d *datadriven.TestData) []rule {
 	if !d.HasArg("rules") {
-		return rules
+		return rulesOf(plan.LatestPlan)
 	}
 	var out []rule
 	for _, a := range d.CmdArgs {
@@ -203,7 +203,7 @@ func rulesArg(t *testing.T, d *datadriven.TestData) []rule {
 		}
 		for _, name := range strings.Split(strings.Join(a.Vals, ","), ",") {
 			found := false
-			for _, r := range rules {
+			for _, r := range rulesOf(plan.LatestPlan) {
 				if r.name == name {
 					out, found = append(out, r), true
 				}

@@ -19,7 +19,7 @@ func Optimize(b *plan.Bound) (*plan.QueryPlan, error) {
 	}
 	root := b.Root
 	if b.Version >= plan.PlanV2 {
-		root = requirePTFs(rewrite(root, rules))
+		root = requirePTFs(rewrite(root, rulesOf(b.Version)))
 	} else if hasRanking(root) {
 		root = rewrite(root, rankRules)
 	}

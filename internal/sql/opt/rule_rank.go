@@ -19,7 +19,13 @@ import (
 // over an insert-only input, is a deduplication instead (Flink's
 // StreamPhysicalDeduplicateRule): keep the first row for ASC, the last for
 // DESC.
-func rankRule(r plan.Rel) plan.Rel {
+func rankRule(r plan.Rel) plan.Rel { return rankRuleWith(r, false) }
+
+// rankRuleV3 is rankRule of plan version 3, which also ranks per SESSION
+// window.
+func rankRuleV3(r plan.Rel) plan.Rel { return rankRuleWith(r, true) }
+
+func rankRuleWith(r plan.Rel, session bool) plan.Rel {
 	c, ok := r.(*plan.Calc)
 	if !ok || c.Filter == nil {
 		return r
@@ -78,7 +84,7 @@ func rankRule(r plan.Rel) plan.Rel {
 		rank.Cols = append(rank.Cols, o.Cols[rc])
 	}
 	var top plan.Rel = rank
-	if wr := windowRank(rank, o); wr != nil {
+	if wr := windowRank(rank, o, session); wr != nil {
 		top = wr
 	} else if rank.IsTop1() && start == 1 && len(o.OrderBy) == 1 && plan.ChangelogOf(in).Mode == jobgraph.Append {
 		k := o.OrderBy[0]
@@ -173,14 +179,16 @@ func hasRanking(r plan.Rel) bool {
 // window aggregate or window join as a window Top-N, or as a window
 // deduplication when it keeps one row per window and key by the window's
 // time attribute (Flink's WindowRank and WindowDeduplicate); nil when the
-// partition holds no window.
-func windowRank(rank *plan.Rank, o *plan.Over) plan.Rel {
-	w, keys, ok := plan.WindowPartition(rank.In, rank.PartitionKeys)
+// partition holds no window. Over a SESSION window (session, plan version
+// 3) a Top-1 by the time attribute stays a window Top-N: Flink has no
+// window deduplication after SESSION.
+func windowRank(rank *plan.Rank, o *plan.Over, session bool) plan.Rel {
+	w, keys, ok := plan.WindowPartition(rank.In, rank.PartitionKeys, session)
 	if !ok {
 		return nil
 	}
 	uid := strings.TrimPrefix(rank.UID, "rank/")
-	if rank.IsTop1() && rank.Start == 1 && len(rank.OrderBy) == 1 && !w.Window.ProcTime() &&
+	if rank.IsTop1() && rank.Start == 1 && len(rank.OrderBy) == 1 && !w.Window.ProcTime() && w.Window.Kind != jobgraph.Session &&
 		plan.IsWindowTime(rank.In, rank.OrderBy[0].Col, w.WindowStart) {
 		return &plan.WindowDedup{In: rank.In, Windowing: w, Keys: keys, KeepLast: rank.OrderBy[0].Desc,
 			TimeColumn: rank.OrderBy[0].Col, UID: "windowdedup/" + uid, Pos: rank.Pos}

@@ -1,6 +1,8 @@
 package opt
 
 import (
+	"slices"
+
 	"github.com/eddy-sql/eddy/internal/sql/plan"
 )
 
@@ -38,6 +40,18 @@ var rules = []rule{
 	{"prune-join-inputs", pruneJoinInputs},
 	{"window-tvf-into-aggregate", windowTVFIntoAggregate},
 	{"rank", rankRule},
+}
+
+// rulesV3 are the rules of plan version 3: those of version 2 with the
+// rank rule that also ranks per SESSION window.
+var rulesV3 = append(slices.Clone(rules[:len(rules)-1]), rule{"rank", rankRuleV3})
+
+// rulesOf returns the rewrite rules of a plan version (2 or later).
+func rulesOf(version int) []rule {
+	if version >= plan.PlanV3 {
+		return rulesV3
+	}
+	return rules
 }
 
 // maxPasses bounds the passes over a plan; rules that keep undoing each

@@ -17,6 +17,16 @@ import (
 func (x *placer) placeTime(r plan.Rel) (plan.Rel, bool, error) {
 	switch n := r.(type) {
 	case *plan.Over:
+		if n.IsSorted() {
+			ins, err := x.retractInputs([]plan.Rel{n.In}, func() error {
+				return errAt(n.Pos, sqlerr.Unsupported, "An OVER aggregate over the upsert output of a table function is not supported yet").
+					WithHint("let the function emit a retract changelog (with UPDATE_BEFORE)")
+			})
+			if err != nil {
+				return nil, true, err
+			}
+			return n.WithInputs(ins), true, nil
+		}
 		in, err := x.insertOnly(n.In, "OverAggregate", n.Pos)
 		if err != nil {
 			return nil, true, err
@@ -136,7 +146,12 @@ func describeNode(r plan.Rel) string {
 // for other nodes.
 func timeKinds(r plan.Rel, in []jobgraph.Kinds) (jobgraph.Kinds, bool) {
 	switch n := r.(type) {
-	case *plan.Over, *plan.IntervalJoin, *plan.TemporalSort, *plan.WindowRank, *plan.WindowDedup:
+	case *plan.Over:
+		if n.IsSorted() {
+			return kindsOfMode(jobgraph.Retract), true
+		}
+		return jobgraph.Kinds{Insert: true}, true
+	case *plan.IntervalJoin, *plan.TemporalSort, *plan.WindowRank, *plan.WindowDedup:
 		return jobgraph.Kinds{Insert: true}, true
 	case *plan.Rank:
 		return kindsOfMode(jobgraph.Retract), true
@@ -170,6 +185,14 @@ func (t *translator) translateTime(r plan.Rel, ins []int) (int, bool, error) {
 			// in the partition, COUNT(*) over ROWS UNBOUNDED PRECEDING.
 			op.Frame = jobgraph.OverFrame{Rows: true, Unbounded: true}
 			op.Calls = []jobgraph.AggCall{{Func: jobgraph.AggCountStar, Filter: -1, Type: out.Fields[out.Len()-1].Type}}
+		}
+		if n.IsSorted() {
+			if !n.Frame.Rows && !n.Frame.Unbounded {
+				return 0, true, errAt(n.OrderPos, sqlerr.Unsupported, "RANGE BETWEEN ... PRECEDING is supported only over an insert-only input ordered by one time attribute").
+					WithHint("over an updating input or another ORDER BY, write ROWS BETWEEN n PRECEDING AND CURRENT ROW or RANGE BETWEEN UNBOUNDED PRECEDING AND CURRENT ROW")
+			}
+			sop := &jobgraph.SortedOver{PartitionKeys: n.PartitionKeys, OrderBy: n.OrderBy, Frame: n.Frame, Calls: n.Calls}
+			return t.addNode(jobgraph.Node{UID: n.UID, Inputs: []jobgraph.Edge{hashEdge(ins[0], n.PartitionKeys)}, Op: sop, Out: out}), true, nil
 		}
 		inCols := n.In.Columns()
 		if len(n.OrderBy) != 1 || n.OrderBy[0].Desc || inCols[n.OrderBy[0].Col].Time == plan.NotTime {

@@ -76,8 +76,13 @@ const (
 	// PlanV2 runs the rewrite rules (filter and projection pushdown, calc
 	// merge) before changelog inference.
 	PlanV2 = 2
+	// PlanV3 also ranks per window over SESSION windows: a ranking function
+	// partitioned by window_start and window_end of a SESSION window TVF or
+	// window aggregate is a window Top-N (decision 0035); version 2 plans it
+	// as an unbounded Top-N.
+	PlanV3 = 3
 	// LatestPlan is the version of new statements.
-	LatestPlan = PlanV2
+	LatestPlan = PlanV3
 )
 
 // schemaOf returns the schema of columns.

@@ -243,6 +243,12 @@ func (p *Planner) planOver(s *ast.Select, f *frag) error {
 	}
 	node.In = f.rel
 	node.Cols = append([]Column(nil), f.rel.Columns()...)
+	if node.IsSorted() {
+		// A retract changelog carries no time attribute.
+		for i := range node.Cols {
+			node.Cols[i].Time = NotTime
+		}
+	}
 	for _, c := range outCols {
 		node.Cols = append(node.Cols, Column{Name: c.name, Type: c.typ})
 	}
@@ -270,24 +276,22 @@ func overAggOf(fc *ast.FuncCall) (jobgraph.AggFunc, bool) {
 	return fn, ok
 }
 
-// overFrame checks the ORDER BY of an OVER aggregate (one time attribute,
-// ascending) and binds its frame.
+// overFrame checks the ORDER BY of an OVER aggregate and binds its frame.
+// Ordered by one time attribute ascending, over an insert-only input, it
+// is Flink's streaming OVER; ordered otherwise (several keys, DESC, a
+// column that is no time attribute) it is the sorted OVER of decision
+// 0035, an Eddy extension, which takes ROWS frames and the unbounded RANGE
+// frame.
 func overFrame(node *Over, win *ast.WindowSpec, f *frag, inCols []Column) error {
 	if len(win.OrderBy) == 0 {
 		return errAt(win.Pos(), sqlerr.Unsupported, "OVER windows' ordering in stream mode must be defined on a time attribute.").
-			WithHint("add ORDER BY a time attribute (a column with a WATERMARK, or PROCTIME())")
-	}
-	if len(win.OrderBy) > 1 {
-		return errAt(win.OrderBy[1].Pos(), sqlerr.Unsupported, "The window can only be ordered by a single time column.")
+			WithHint("add ORDER BY a time attribute (a column with a WATERMARK, or PROCTIME()), or ORDER BY any column for Eddy's sorted OVER")
 	}
 	k := node.OrderBy[0]
-	if k.Desc {
-		return errAt(win.OrderBy[0].Pos(), sqlerr.Unsupported, "The window can only be ordered in ASCENDING mode.")
+	if len(win.OrderBy) > 1 || k.Desc || k.Col >= len(inCols) || inCols[k.Col].Time == NotTime {
+		node.Sorted = true
 	}
-	if k.Col >= len(inCols) || inCols[k.Col].Time == NotTime {
-		return errAt(win.OrderBy[0].Pos(), sqlerr.Unsupported, "OVER windows' ordering in stream mode must be defined on a time attribute.").
-			WithHint("order by a column with a WATERMARK (rowtime) or a PROCTIME() column; an expression over one is a plain timestamp")
-	}
+	sorted := node.Sorted || f.changelog().Mode != jobgraph.Append
 	fr := win.Frame
 	if fr == nil {
 		node.Frame = jobgraph.OverFrame{Unbounded: true}
@@ -314,6 +318,9 @@ func overFrame(node *Over, win *ast.WindowSpec, f *frag, inCols []Column) error 
 		switch {
 		case fr.Rows && v.Type().IsInteger() && !val.IsNull() && val.Int() >= 0:
 			node.Frame.Preceding = val.Int()
+		case !fr.Rows && sorted:
+			return errAt(b.Pos(), sqlerr.Unsupported, "RANGE BETWEEN ... PRECEDING is supported only over an insert-only input ordered by one time attribute").
+				WithHint("over an updating input or another ORDER BY, write ROWS BETWEEN n PRECEDING AND CURRENT ROW or RANGE BETWEEN UNBOUNDED PRECEDING AND CURRENT ROW")
 		case !fr.Rows && v.Type().ID == types.TypeIntervalDayTime && !val.IsNull() && val.Int() >= 0:
 			node.Frame.Preceding = val.Int()
 		case fr.Rows:

@@ -38,11 +38,23 @@ type Over struct {
 	// StateTTL is 'table.exec.state.ttl' (nanoseconds) for the Top-N or
 	// deduplication rule rank makes of it.
 	StateTTL int64
-	UID      string
-	Cols     []Column
+	// Sorted marks an aggregate OVER ordered by something else than one
+	// ascending time attribute: it runs as the SortedOver of decision
+	// 0035, as does one over an updating input (IsSorted).
+	Sorted bool
+	UID    string
+	Cols   []Column
 	// Pos is the position of the first OVER call, OrderPos that of its
 	// ORDER BY (errors).
 	Pos, OrderPos sqlerr.Pos
+}
+
+// IsSorted reports whether an aggregate OVER runs as the SortedOver of
+// decision 0035 (an Eddy extension): ordered by something else than one
+// ascending time attribute, or over an updating input. Its output is then
+// a retract changelog.
+func (n *Over) IsSorted() bool {
+	return !n.HasRank && (n.Sorted || ChangelogOf(n.In).Mode != jobgraph.Append)
 }
 
 // Rank is a streaming Top-N (Flink's Rank): per partition, the rows
@@ -189,7 +201,12 @@ func (n *Rank) IsTop1() bool {
 // for other nodes.
 func timeChangelog(r Rel) (Changelog, bool) {
 	switch n := r.(type) {
-	case *Over, *IntervalJoin, *TemporalSort, *WindowRank, *WindowDedup:
+	case *Over:
+		if n.IsSorted() {
+			return Changelog{Mode: jobgraph.Retract, Source: -1}, true
+		}
+		return Changelog{Mode: jobgraph.Append, Source: -1}, true
+	case *IntervalJoin, *TemporalSort, *WindowRank, *WindowDedup:
 		return Changelog{Mode: jobgraph.Append, Source: -1}, true
 	case *Rank:
 		c := Changelog{Mode: jobgraph.Retract, Source: -1}
@@ -227,6 +244,9 @@ func PhysicalName(r Rel) string { return nodeName(r, true) }
 func timeNodeName(r Rel) (logical, physical string, ok bool) {
 	switch r.(type) {
 	case *Over:
+		if n, _ := r.(*Over); n.IsSorted() {
+			return "LogicalOverAggregate", "SortedOverAggregate", true
+		}
 		return "LogicalOverAggregate", "OverAggregate", true
 	case *Rank:
 		return "LogicalRank", "Rank", true

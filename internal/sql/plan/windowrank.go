@@ -63,8 +63,9 @@ func (n *WindowDedup) WithInputs(in []Rel) Rel { c := *n; c.In = in[0]; return &
 // WindowPartition finds window_start and window_end of one window among
 // the PARTITION BY keys of a ranking function over in: the windowing of a
 // window Top-N (attached windows) and the other keys; ok is false when the
-// keys hold no such pair, the window is a SESSION, or in is updating.
-func WindowPartition(in Rel, keys []int) (w jobgraph.Windowing, rest []int, ok bool) {
+// keys hold no such pair, the window is a SESSION and session is false
+// (plan version 2), or in is updating.
+func WindowPartition(in Rel, keys []int, session bool) (w jobgraph.Windowing, rest []int, ok bool) {
 	if ChangelogOf(in).Mode != jobgraph.Append {
 		return w, nil, false
 	}
@@ -82,7 +83,7 @@ func WindowPartition(in Rel, keys []int) (w jobgraph.Windowing, rest []int, ok b
 			rest = append(rest, k)
 		}
 	}
-	if start < 0 || end < 0 || w.Window.Kind == jobgraph.Session {
+	if start < 0 || end < 0 || w.Window.Kind == jobgraph.Session && !session {
 		return jobgraph.Windowing{}, nil, false
 	}
 	if !w.Window.ProcTime() {
