@@ -22,7 +22,7 @@ import (
 // the inclusive wall time per call of the function (-v shows the table).
 // There is no sampling profiler for code wazero compiled (a CPU profile
 // shows it as runtime._ExternalCode), so this is how the guest's time
-// splits. The listener costs about 0.1–0.2 µs per guest call of its own
+// splits. The listener costs about 0.3 µs per guest call of its own
 // and makes the whole call several times slower: read the table for where
 // the time goes relative to the rest, not for absolute figures.
 //
