@@ -376,6 +376,14 @@ func (e *Engine) set(s *ast.Set) (*cli.Result, error) {
 		if _, err := plan.ParseDuration(v); err != nil {
 			return nil, sqlerr.Newf(sqlerr.InvalidOption, "Invalid '%s': %v", k, err).At(s.Value.Pos())
 		}
+	case plan.MiniBatchEnabledKey, plan.MiniBatchLatencyKey, plan.MiniBatchSizeKey:
+		if err := plan.ParseMiniBatchOption(k, v); err != nil {
+			var se *sqlerr.Error
+			if errors.As(err, &se) {
+				return nil, se.At(s.Value.Pos())
+			}
+			return nil, err
+		}
 	case expr.NotNullEnforcerKey:
 		if _, ok := expr.ParseNotNullEnforcer(v); !ok || v == "" {
 			return nil, sqlerr.Newf(sqlerr.InvalidOption, "Invalid '%s' = '%s'", k, v).At(s.Value.Pos()).

@@ -1,6 +1,8 @@
 package jobgraph
 
 import (
+	"fmt"
+
 	"github.com/eddy-sql/eddy/internal/expr"
 	"github.com/eddy-sql/eddy/types"
 )
@@ -223,6 +225,27 @@ type Aggregate struct {
 	// DropUpdateBefore omits the -U rows ([I,UA], and D when the input
 	// updates): the consumer upserts by the group key.
 	DropUpdateBefore bool
+	// MiniBatch folds each group's updates within a bundle of input rows
+	// into one (Flink's 'table.exec.mini-batch.*'); zero is off.
+	MiniBatch MiniBatch
+}
+
+// MiniBatch is Flink's mini-batch setting of a group aggregate: a bundle
+// closes after Size input rows, after Latency nanoseconds of processing
+// time, at every checkpoint and at the end of the input; then every group
+// the bundle touched emits one update (or none when its result did not
+// change). Final results are those of the row-at-a-time operator.
+type MiniBatch struct {
+	Size    int64
+	Latency int64
+}
+
+// On reports whether mini-batch is enabled.
+func (m MiniBatch) On() bool { return m.Size > 0 }
+
+// String is the EXPLAIN form, e.g. "2000ms, 50000 rows".
+func (m MiniBatch) String() string {
+	return fmt.Sprintf("%dms, %d rows", m.Latency/1e6, m.Size)
 }
 
 // JoinKind is the kind of a regular join.

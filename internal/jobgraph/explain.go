@@ -100,6 +100,9 @@ func writeOp(b *strings.Builder, j *Job, n Node) {
 		if op.DropUpdateBefore {
 			b.WriteString(" DropUpdateBefore")
 		}
+		if op.MiniBatch.On() {
+			fmt.Fprintf(b, " MiniBatch(%s)", op.MiniBatch)
+		}
 	case *Join:
 		cond := []string{}
 		for i := range op.LeftKeys {

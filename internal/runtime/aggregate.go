@@ -58,6 +58,19 @@ type aggregateOp struct {
 	scratch  [2][]types.Value
 	// dropUB omits the -U rows (the consumer upserts by the group key).
 	dropUB bool
+
+	// Mini-batch (jobgraph.MiniBatch): rows update their groups at once,
+	// but a group's new result is emitted when the bundle closes, once for
+	// all the bundle's rows of the group. pending lists the groups the
+	// bundle touched, in the order it first touched them (the order of
+	// the output); pendRows holds, per pending group, width values: its
+	// key values and the results it emitted last, valid when pendHad.
+	mb          jobgraph.MiniBatch
+	bundleRows  int64
+	bundleStart int64
+	pending     []*aggGroup
+	pendRows    []types.Value
+	pendHad     []bool
 }
 
 // aggGroup is the state of one group key. count == 0 means the group has
@@ -69,6 +82,9 @@ type aggGroup struct {
 	kbuf  [16]byte // the encoded key values, kbuf[:klen], when short
 	klen  uint8
 	dirty bool
+	// pend is 1 + the group's index in the open bundle's pending list,
+	// 0 when it is not pending (mini-batch only).
+	pend  int32
 	count int64
 	inl   [2]accState
 	next  *aggGroup // the next group of the same hash
@@ -152,9 +168,13 @@ func newAggregateOp(spec *jobgraph.Aggregate, in *types.Schema, oc OpContext) (*
 		cache:   map[uint64]*aggGroup{},
 		seed:    maphash.MakeSeed(),
 		dropUB:  spec.DropUpdateBefore,
+		mb:      spec.MiniBatch,
 	}
 	if op.ttl > 0 && op.clock == nil {
 		return nil, fmt.Errorf("aggregate: state TTL needs a clock")
+	}
+	if op.mb.On() && (op.clock == nil || op.mb.Latency <= 0) {
+		return nil, fmt.Errorf("aggregate: mini-batch needs a clock and a positive latency")
 	}
 	for _, k := range spec.Keys {
 		if k < 0 || k >= in.Len() {
@@ -179,11 +199,17 @@ func (op *aggregateOp) Process(_ int, row types.Row) error {
 	if op.ttl > 0 && g.count > 0 && now-g.stamp() >= op.ttl {
 		g.reset() // expired: the group starts over, without a -D
 		op.markDirty(g)
+		if g.pend > 0 {
+			op.pendHad[g.pend-1] = false // as if the bundle found no state
+		}
 	}
 	retract := row.Kind.IsRetraction()
 	first := g.count == 0
 	if first && retract {
 		return nil // Flink ignores a retraction of a group without state
+	}
+	if op.mb.On() {
+		return op.bundle(g, row, retract, now)
 	}
 	// The row emitted last for the group, rebuilt from the accumulators
 	// before the update: the -U or -D row if the results change.
@@ -237,8 +263,132 @@ func (op *aggregateOp) Process(_ int, row types.Row) error {
 	return op.out.Emit(types.Row{Kind: types.UpdateAfter, Values: cur})
 }
 
-// Watermark implements Operator: the aggregate has no timers.
+// bundle applies row to g within the open bundle, taking note of the
+// row g emitted last when the bundle first touches it, and closes the
+// bundle when it holds its size.
+func (op *aggregateOp) bundle(g *aggGroup, row types.Row, retract bool, now int64) error {
+	if g.pend == 0 {
+		if len(op.pending) == 0 {
+			op.bundleStart = op.clock.Now().UnixNano()
+		}
+		width := len(op.keys) + len(op.calls)
+		lo := len(op.pending) * width
+		if need := lo + width; need > len(op.pendRows) {
+			op.pendRows = append(op.pendRows, make([]types.Value, max(need, 2*len(op.pendRows))-len(op.pendRows))...)
+		}
+		prev := op.pendRows[lo : lo+width : lo+width]
+		op.fillKeys(prev, row)
+		had := g.count > 0
+		if had {
+			if _, err := op.appendResults(prev[:len(op.keys)], g); err != nil {
+				return err
+			}
+		}
+		op.pending = append(op.pending, g)
+		op.pendHad = append(op.pendHad, had)
+		g.pend = int32(len(op.pending))
+	}
+	if retract {
+		g.count--
+	} else {
+		g.count++
+	}
+	if op.ttl > 0 {
+		g.ext().stamp = now
+	}
+	if err := op.accumulate(g, row, retract); err != nil {
+		return err
+	}
+	op.markDirty(g)
+	if g.count <= 0 {
+		g.reset()
+	}
+	op.bundleRows++
+	if op.bundleRows >= op.mb.Size {
+		return op.finishBundle()
+	}
+	return nil
+}
+
+// finishBundle closes the open bundle: every group it touched emits the
+// change from the row it emitted before the bundle to its result now, as
+// Flink's MiniBatchGroupAggFunction does: +I for a new group, -D for one
+// whose rows were all retracted, -U/+U for a changed result and nothing
+// when the result is the same (and state TTL is off).
+func (op *aggregateOp) finishBundle() error {
+	width := len(op.keys) + len(op.calls)
+	nk := len(op.keys)
+	for i, g := range op.pending {
+		g.pend = 0
+		prev := op.pendRows[i*width : (i+1)*width : (i+1)*width]
+		had := op.pendHad[i]
+		if g.count <= 0 {
+			if had {
+				d := op.rowBuf(0, width)
+				copy(d, prev)
+				if err := op.out.Emit(types.Row{Kind: types.Delete, Values: d}); err != nil {
+					return err
+				}
+			}
+			continue
+		}
+		cur, err := op.appendResults(op.rowBuf(1, width)[:nk], g)
+		if err != nil {
+			return err
+		}
+		copy(cur[:nk], prev[:nk])
+		if !had {
+			if err := op.out.Emit(types.Row{Kind: types.Insert, Values: cur}); err != nil {
+				return err
+			}
+			continue
+		}
+		if op.ttl == 0 && equalValues(cur[nk:], prev[nk:]) {
+			if !op.reuseOut {
+				op.free(width)
+			}
+			continue
+		}
+		if !op.dropUB {
+			b := op.rowBuf(0, width)
+			copy(b, prev)
+			if err := op.out.Emit(types.Row{Kind: types.UpdateBefore, Values: b}); err != nil {
+				return err
+			}
+		}
+		if err := op.out.Emit(types.Row{Kind: types.UpdateAfter, Values: cur}); err != nil {
+			return err
+		}
+	}
+	clear(op.pendRows[:len(op.pending)*width])
+	clear(op.pending)
+	op.pending, op.pendHad, op.bundleRows = op.pending[:0], op.pendHad[:0], 0
+	return nil
+}
+
+// usesProcTime implements procTimeSometimes: a mini-batch closes bundles
+// on processing time.
+func (op *aggregateOp) usesProcTime() bool { return op.mb.On() }
+
+// OnProcessingTime implements procTimeOperator: the open bundle closes
+// once it has been open for the mini-batch latency, and at the end of the
+// input (now = MaxWatermark).
+func (op *aggregateOp) OnProcessingTime(now int64) error {
+	if len(op.pending) > 0 && (now == MaxWatermark || now-op.bundleStart >= op.mb.Latency) {
+		return op.finishBundle()
+	}
+	return nil
+}
+
+// Watermark implements Operator: the aggregate has no timers. Its output
+// has no time attribute, so a mini-batch stays open across watermarks
+// (as behind Flink's processing-time MiniBatchAssigner) until the last.
 func (op *aggregateOp) Watermark(port int, wm int64) error {
+	if wm == MaxWatermark && len(op.pending) > 0 {
+		if err := op.finishBundle(); err != nil {
+			return err
+		}
+	}
 	if w, ok := op.wm.advance(port, wm); ok {
 		return op.out.Watermark(w)
 	}
@@ -250,6 +400,11 @@ func (op *aggregateOp) Watermark(port int, wm int64) error {
 // near the previous one instead of searching from the top of their skip
 // lists (a third of the checkpoint's cost with 100k random keys).
 func (op *aggregateOp) Flush() error {
+	if len(op.pending) > 0 {
+		if err := op.finishBundle(); err != nil {
+			return err
+		}
+	}
 	sortDirty(op.dirty, &op.sortBuf, (*aggGroup).keyBytes)
 	for _, g := range op.dirty {
 		g.dirty = false

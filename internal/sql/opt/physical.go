@@ -114,7 +114,7 @@ func (t *translator) translate(r plan.Rel) (int, error) {
 		return t.addNode(jobgraph.Node{
 			UID:    n.UID,
 			Inputs: []jobgraph.Edge{{From: ins[0], Exchange: jobgraph.Hash, Keys: n.Keys}},
-			Op:     &jobgraph.Aggregate{Keys: n.Keys, Calls: n.Calls, StateTTL: n.StateTTL, DropUpdateBefore: n.DropUpdateBefore},
+			Op:     &jobgraph.Aggregate{Keys: n.Keys, Calls: n.Calls, StateTTL: n.StateTTL, DropUpdateBefore: n.DropUpdateBefore, MiniBatch: n.MiniBatch},
 			Out:    out,
 		}), nil
 	case *plan.Join:

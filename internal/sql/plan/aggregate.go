@@ -241,11 +241,15 @@ func (p *Planner) planAggregate(s *ast.Select, f *frag, distinct bool) error {
 	if h, ok := p.hintedTTL(in); ok {
 		ttl = h
 	}
+	mb, err := p.miniBatch(s.Pos())
+	if err != nil {
+		return err
+	}
 	if setsOf != nil || len(groupingCalls) > 0 {
-		return p.planGroupingSets(f, keyCols, callCols, calls, setsOf, groupingCalls, subst, groupKeys, in, ttl, s.Pos())
+		return p.planGroupingSets(f, keyCols, callCols, calls, setsOf, groupingCalls, subst, groupKeys, in, ttl, mb, s.Pos())
 	}
 	out := &scope{cols: append(append([]column(nil), keyCols...), callCols...), subst: subst, grouped: in, groupKeys: groupKeys}
-	f.rel = windowize(&Aggregate{In: f.rel, Keys: keys, Calls: calls, StateTTL: ttl, UID: f.st.aggUID(), Cols: plainColumns(out), Pos: s.Pos()})
+	f.rel = windowize(&Aggregate{In: f.rel, Keys: keys, Calls: calls, StateTTL: ttl, MiniBatch: mb, UID: f.st.aggUID(), Cols: plainColumns(out), Pos: s.Pos()})
 	f.sc = out
 	return nil
 }
@@ -503,7 +507,7 @@ func expandGrouping(items []ast.Expr) (exprs []ast.Expr, sets [][]int, err error
 // the GROUPING() calls, then a union of them. Each set is a group of its
 // own in state, as in Flink.
 func (p *Planner) planGroupingSets(f *frag, keyCols, callCols []column, calls []jobgraph.AggCall, sets [][]int,
-	groupingCalls []*ast.FuncCall, subst, groupKeys map[string]int, in *scope, ttl int64, pos sqlerr.Pos) error {
+	groupingCalls []*ast.FuncCall, subst, groupKeys map[string]int, in *scope, ttl int64, mb jobgraph.MiniBatch, pos sqlerr.Pos) error {
 	if sets == nil {
 		all := make([]int, len(keyCols))
 		for i := range all {
@@ -565,7 +569,7 @@ func (p *Planner) planGroupingSets(f *frag, keyCols, callCols []column, calls []
 			aggOut = append(aggOut, keyCols[k])
 		}
 		aggOut = append(aggOut, callCols...)
-		agg := &Aggregate{In: pre, Keys: keys, Calls: calls, StateTTL: ttl, UID: f.st.aggUID(), Cols: plainColumns(&scope{cols: aggOut}), Pos: pos}
+		agg := &Aggregate{In: pre, Keys: keys, Calls: calls, StateTTL: ttl, MiniBatch: mb, UID: f.st.aggUID(), Cols: plainColumns(&scope{cols: aggOut}), Pos: pos}
 		var proj []expr.Expr
 		for k, c := range keyCols {
 			var x expr.Expr

@@ -155,7 +155,11 @@ func nodeAttrs(b *Bound, r Rel) []string {
 		for i, c := range n.Calls {
 			sel = append(sel, as(c.String(in), n.Cols[len(n.Keys)+i].Name))
 		}
-		return []string{"groupBy=[" + strings.Join(pick(in, n.Keys), ", ") + "]", "select=[" + strings.Join(sel, ", ") + "]", "uid=[" + n.UID + "]"}
+		a := []string{"groupBy=[" + strings.Join(pick(in, n.Keys), ", ") + "]", "select=[" + strings.Join(sel, ", ") + "]"}
+		if n.MiniBatch.On() {
+			a = append(a, "miniBatch=["+n.MiniBatch.String()+"]")
+		}
+		return append(a, "uid=["+n.UID+"]")
 	case *Join:
 		l, rn := names(n.Left.Columns()), names(n.Right.Columns())
 		var cond []string

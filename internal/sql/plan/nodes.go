@@ -55,6 +55,8 @@ type Aggregate struct {
 	// DropUpdateBefore omits the -U rows: the only consumer is an upsert
 	// sink keyed by the group key (Flink's generateUpdateBefore = false).
 	DropUpdateBefore bool
+	// MiniBatch is 'table.exec.mini-batch.*' (zero: off).
+	MiniBatch jobgraph.MiniBatch
 	// UID names the operator's state (agg/N, numbered in binding order).
 	UID  string
 	Cols []Column
