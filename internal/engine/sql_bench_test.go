@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"math/rand/v2"
+	"runtime/pprof"
 	"strings"
 	"sync"
 	"testing"
@@ -64,8 +65,11 @@ func sqlBenchRun(b *testing.B, events int, load func(e *Engine), ctas string, wa
 		records0 := e.logRecords()
 		lsm0 := e.db.Pebble().Metrics()
 		m.begin(b)
-		pipelineExec(b, e, ctas)
-		pipelineExec(b, e, "SHOW TABLES") // syncs: waits until the job committed everything
+		// The job's goroutines inherit the label (pprof -tagfocus phase=pipeline).
+		pprof.Do(ctx, pprof.Labels("phase", "pipeline"), func(context.Context) {
+			pipelineExec(b, e, ctas)
+			pipelineExec(b, e, "SHOW TABLES") // syncs: waits until the job committed everything
+		})
 		m.end(b)
 		pipelineLogLSM(b, lsm0, e.db.Pebble().Metrics())
 		if testing.Verbose() {
@@ -136,6 +140,21 @@ func BenchmarkGroupByEngine(b *testing.B) {
 	want, _ := groupByHand(rows, nil)
 	sqlBenchRun(b, len(rows), func(e *Engine) { sqlBenchLoad(b, e, "events", rows) },
 		`CREATE TABLE totals (PRIMARY KEY (k) NOT ENFORCED) DISTRIBUTED INTO 1 BUCKETS AS
+SELECT k, COUNT(*) AS n, SUM(v) AS s FROM events GROUP BY k`, want)
+}
+
+// BenchmarkGroupByEngineMiniBatch is BenchmarkGroupByEngine with Flink's
+// Nexmark mini-batch setting (2 s, 50000 rows): each group emits once per
+// bundle instead of once per row.
+func BenchmarkGroupByEngineMiniBatch(b *testing.B) {
+	rows := sqlBenchRows()
+	want, _ := groupByHand(rows, nil)
+	sqlBenchRun(b, len(rows), func(e *Engine) {
+		sqlBenchLoad(b, e, "events", rows)
+		pipelineExec(b, e, "SET 'table.exec.mini-batch.enabled' = 'true'")
+		pipelineExec(b, e, "SET 'table.exec.mini-batch.allow-latency' = '2 s'")
+		pipelineExec(b, e, "SET 'table.exec.mini-batch.size' = '50000'")
+	}, `CREATE TABLE totals (PRIMARY KEY (k) NOT ENFORCED) DISTRIBUTED INTO 1 BUCKETS AS
 SELECT k, COUNT(*) AS n, SUM(v) AS s FROM events GROUP BY k`, want)
 }
 
