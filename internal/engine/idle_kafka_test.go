@@ -46,9 +46,9 @@ func TestKafkaIdleTimeout(t *testing.T) {
 			v := fmt.Sprintf(`{"u": %q, "ts": "2026-08-01 %s"}`, u, ts)
 			require.NoError(t, cl.ProduceSync(t.Context(), &kgo.Record{Topic: "clicks", Partition: p, Value: []byte(v)}).FirstErr())
 		}
-		// Every partition has a watermark before the window could fire: a
-		// partition that has not produced yet does not hold the watermark
-		// back in Eddy (decision 0030).
+		// Every partition has a watermark before the window could fire (a
+		// partition that has not produced yet holds the watermark back
+		// too: TestKafkaEmptyPartitionHoldsWatermark).
 		produce(0, "a", "09:00:01")
 		produce(1, "b", "09:00:02")
 		require.Empty(t, datagenExec(t, e, "SELECT * FROM counts"))
@@ -77,6 +77,72 @@ func TestKafkaIdleTimeout(t *testing.T) {
 		before, after := run(t, "")
 		require.Empty(t, before)
 		require.Empty(t, after, "the quiet partition holds the watermark at 09:00:02")
+	})
+}
+
+// TestKafkaEmptyPartitionHoldsWatermark: in a continuous job, a partition
+// of a Kafka table that has not produced a record holds the table's
+// watermark back, even when it was empty when the statement started, as
+// a Flink split does (reference §7.3): the window over partition 0's rows
+// fires only once partition 1 produced, or, with an idle timeout, once
+// partition 1 was idle that long since the statement started.
+func TestKafkaEmptyPartitionHoldsWatermark(t *testing.T) {
+	run := func(t *testing.T, idle string) (*datagenClock, func(int32, string, string), func() [][]string) {
+		kc, err := devkafka.Start(t.Context(), devkafka.Options{})
+		require.NoError(t, err)
+		t.Cleanup(func() { kc.Close() })
+		clock := &datagenClock{t: datagenStart}
+		e, err := engine.Open(t.Context(), engine.Options{DataDir: t.TempDir(), Clock: clock})
+		require.NoError(t, err)
+		t.Cleanup(func() { _ = e.Close() })
+		var stmts []string
+		if idle != "" {
+			stmts = append(stmts, fmt.Sprintf("SET 'table.exec.source.idle-timeout' = '%s'", idle))
+		}
+		stmts = append(stmts,
+			"SET 'execution.checkpointing.interval' = '20 ms'",
+			`CREATE TABLE clicks (u STRING, ts TIMESTAMP(3), WATERMARK FOR ts AS ts) DISTRIBUTED INTO 2 BUCKETS WITH (
+			  'connector' = 'kafka', 'topic' = 'clicks', 'properties.bootstrap.servers' = '`+kc.Bootstrap()+`',
+			  'scan.startup.mode' = 'earliest-offset', 'value.format' = 'json')`,
+			"CREATE TABLE counts (ws TIMESTAMP(3), n BIGINT)",
+			`INSERT INTO counts SELECT window_start, COUNT(*) FROM TABLE(TUMBLE(TABLE clicks, DESCRIPTOR(ts), INTERVAL '10' SECOND))
+			  GROUP BY window_start, window_end`)
+		datagenExec(t, e, stmts...)
+		cl, err := kgo.NewClient(kgo.SeedBrokers(kc.Bootstrap()), kgo.RecordPartitioner(kgo.ManualPartitioner()))
+		require.NoError(t, err)
+		t.Cleanup(cl.Close)
+		produce := func(p int32, u, ts string) {
+			v := fmt.Sprintf(`{"u": %q, "ts": "2026-08-01 %s"}`, u, ts)
+			require.NoError(t, cl.ProduceSync(t.Context(), &kgo.Record{Topic: "clicks", Partition: p, Value: []byte(v)}).FirstErr())
+		}
+		return clock, produce, func() [][]string { return datagenExec(t, e, "SELECT * FROM counts") }
+	}
+	t.Run("holds", func(t *testing.T) {
+		_, produce, counts := run(t, "")
+		produce(0, "a", "09:00:01")
+		produce(0, "b", "09:00:12")
+		produce(0, "c", "09:00:25")
+		require.Empty(t, counts(), "partition 1 has not produced: no watermark")
+		produce(1, "d", "09:00:14")
+		// The watermark is min(25 s, 14 s): [0 s, 10 s) fires, d is on time.
+		deadline := time.Now().Add(10 * time.Second)
+		for len(counts()) == 0 && time.Now().Before(deadline) {
+			time.Sleep(20 * time.Millisecond)
+		}
+		require.Equal(t, "[2026-08-01 09:00:00.000 1]", rowsString(counts()))
+	})
+	t.Run("idle-timeout", func(t *testing.T) {
+		clock, produce, counts := run(t, "5 s")
+		produce(0, "a", "09:00:01")
+		produce(0, "b", "09:00:12")
+		require.Empty(t, counts(), "partition 1 is not idle yet")
+		clock.advance(6 * time.Second)
+		produce(0, "c", "09:00:13")
+		deadline := time.Now().Add(10 * time.Second)
+		for len(counts()) == 0 && time.Now().Before(deadline) {
+			time.Sleep(20 * time.Millisecond)
+		}
+		require.Equal(t, "[2026-08-01 09:00:00.000 1]", rowsString(counts()), "partition 1 is idle: the watermark is partition 0's")
 	})
 }
 

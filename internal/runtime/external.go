@@ -43,11 +43,6 @@ type extInput struct {
 	tableBounds map[int32]int64
 	finished    bool // a scan.bounded input reached its end
 	closed      bool // its final watermark went out
-	// backlog is, when reading freely, each partition's end at open where
-	// it had records to read (end > start): such a partition holds the
-	// watermark back until it produced one, as a split without a
-	// watermark does in Flink (nil when none had a backlog).
-	backlog map[int32]int64
 	// lastActive is when each partition last produced a record (clock
 	// nanoseconds; the job's start for one that has not), for
 	// scan.watermark.idle-timeout.
@@ -178,11 +173,11 @@ func (s *source) openExternal(ctx context.Context) error {
 			}
 		}
 		if e.target == nil && in.Watermark != nil {
-			// Reading freely: the partitions with a backlog hold the
-			// watermark back until they produced (emitWatermark).
-			if err := e.openBacklog(ctx, s.job.env.Clock.Now().UnixNano()); err != nil {
-				closeExternal(append(exts, e))
-				return fmt.Errorf("opening %s: %w", in.Table, err)
+			// Reading freely: a partition's idle time counts from the
+			// open until it produces (emitWatermark).
+			now := s.job.env.Clock.Now().UnixNano()
+			for _, p := range e.parts {
+				e.lastActive[p] = now
 			}
 		}
 		s.inputOf[name] = i
@@ -203,28 +198,6 @@ func (s *source) openExternal(ctx context.Context) error {
 		for _, i := range e.inputs() {
 			s.extOf[i] = e
 		}
-	}
-	return nil
-}
-
-// openBacklog records the partitions of a freely read input that have
-// records to read at open (their end past their start) and starts their
-// idle time at now.
-func (e *extInput) openBacklog(ctx context.Context, now int64) error {
-	ends, err := e.rd.Targets(ctx)
-	if err != nil {
-		return fmt.Errorf("reading the partitions' end offsets: %w", err)
-	}
-	for p, end := range ends {
-		if start, ok := e.pos[p]; ok && end > start {
-			if e.backlog == nil {
-				e.backlog = map[int32]int64{}
-			}
-			e.backlog[p] = end
-		}
-	}
-	for _, p := range e.parts {
-		e.lastActive[p] = now
 	}
 	return nil
 }
@@ -647,21 +620,24 @@ func (s *source) emitWatermark(ctx context.Context, i int) error {
 	m, n := MaxWatermark, 0
 	for p, w := range s.wm[i] {
 		if w == MinWatermark {
-			// A partition without a watermark yet holds the others back
-			// while it still has records to read up to a known end (a
-			// snapshot, a sync or scan.bounded) or, read freely, up to
-			// its end when the job opened, unless it is idle: otherwise
-			// the partition fetched first could make every row of the
-			// others late.
+			// A partition without a watermark yet holds the others back:
+			// otherwise the partition fetched first could make every
+			// row of the others late. Read to a known end (a snapshot,
+			// scan.bounded), only while it has records up to that end.
 			if e == nil {
 				continue
 			}
 			part := e.parts[p]
-			end := e.backlog[part]
-			if e.target != nil {
-				end = e.target[part]
+			if !e.bounded {
+				// Read freely (also while a sync reads to the ends of
+				// now), as a Flink split: until it produces, or until it
+				// is idle for the timeout (counted from the open).
+				if idle == 0 || now-e.lastActive[part] <= idle {
+					return nil
+				}
+				continue
 			}
-			if end > e.pos[part] && (idle == 0 || now-e.lastActive[part] <= idle) {
+			if e.target[part] > e.pos[part] {
 				return nil
 			}
 			continue
