@@ -29,6 +29,17 @@ type BenchOptions struct {
 	CheckpointInterval time.Duration
 	// Logger receives the engine's debug logs.
 	Logger *slog.Logger
+	// MiniBatch runs the queries with the mini-batch setting of the
+	// Nexmark suite's Flink configuration (2 s, 50000 rows).
+	MiniBatch bool
+}
+
+// miniBatchSettings are the Nexmark suite's Flink mini-batch options
+// (nexmark-flink/conf/sql-client-defaults.yaml).
+var miniBatchSettings = []string{
+	"SET 'table.exec.mini-batch.enabled' = 'true'",
+	"SET 'table.exec.mini-batch.allow-latency' = '2 s'",
+	"SET 'table.exec.mini-batch.size' = '50000'",
 }
 
 // BenchResult is what one query cost.
@@ -92,7 +103,11 @@ func Bench(ctx context.Context, query string, o BenchOptions) (*BenchResult, err
 	if !strings.HasPrefix(strings.ToUpper(insert), "INSERT INTO "+strings.ToUpper(sinkPrefix)) {
 		return nil, fmt.Errorf("the script of %s does not end with its INSERT", query)
 	}
-	if err := Exec(ctx, e, stmts[:len(stmts)-1]); err != nil {
+	setup := stmts[:len(stmts)-1]
+	if o.MiniBatch {
+		setup = append(append([]string(nil), miniBatchSettings...), setup...)
+	}
+	if err := Exec(ctx, e, setup); err != nil {
 		return nil, err
 	}
 	res := &BenchResult{Query: query, Events: o.Events}

@@ -38,6 +38,7 @@ type nexmarkCommand struct {
 	cores          int
 	checkpoint     time.Duration
 	check          bool
+	miniBatch      bool
 	markdown       bool
 	dir            string
 }
@@ -92,6 +93,7 @@ others with what they wait for. See docs/nexmark.md.`,
 	f.Int64Var(&n.tps, "tps", 10_000_000, "events per second of event time (first-event.rate)")
 	f.IntVar(&n.cores, "cores", 1, "GOMAXPROCS during the runs (0: leave it)")
 	f.DurationVar(&n.checkpoint, "checkpoint-interval", 0, "checkpoint interval of the jobs (default: the runtime's, 1s)")
+	f.BoolVar(&n.miniBatch, "mini-batch", false, "run with the Flink suite's mini-batch setting ('table.exec.mini-batch.*': 2 s, 50000 rows)")
 	f.BoolVar(&n.check, "check", false, "compare each query's result with the reference implementation instead of measuring it")
 	f.BoolVar(&n.markdown, "markdown", false, "print the table in Markdown")
 	f.StringVar(&n.dir, "dir", "", "where the runs' temporary data directories go (default: the system's temporary directory)")
@@ -153,7 +155,7 @@ func (n *nexmarkCommand) run(ctx context.Context) error {
 			continue
 		}
 		fmt.Fprintf(n.stderr, "running %s (%s) over %d events...\n", q.Name, q.Title, n.events)
-		r, err := Bench(ctx, q.Name, BenchOptions{Events: n.events, TPS: n.tps, Dir: n.dir, CheckpointInterval: n.checkpoint})
+		r, err := Bench(ctx, q.Name, BenchOptions{Events: n.events, TPS: n.tps, Dir: n.dir, CheckpointInterval: n.checkpoint, MiniBatch: n.miniBatch})
 		if err != nil {
 			failed++
 			t.row(q.Name, "failed: "+err.Error())
@@ -187,7 +189,7 @@ func (n *nexmarkCommand) runCheck(ctx context.Context, qs []Query) error {
 			continue
 		}
 		fmt.Fprintf(n.stderr, "checking %s (%s) over %d events...\n", q.Name, q.Title, n.events)
-		o, err := Verify(ctx, q.Name, Check{Events: n.events, TPS: n.tps, Start: time.Date(2015, 7, 15, 23, 59, 20, 0, time.UTC)})
+		o, err := Verify(ctx, q.Name, Check{Events: n.events, TPS: n.tps, Start: time.Date(2015, 7, 15, 23, 59, 20, 0, time.UTC), MiniBatch: n.miniBatch})
 		if err != nil {
 			return err
 		}

@@ -41,6 +41,20 @@ func TestQueries(t *testing.T) {
 	}
 }
 
+// TestQueriesMiniBatch runs the queries with a regular GROUP BY (q3's
+// join aside: q4, q9's Top-N aside: q15, q16, q17) with the suite's
+// mini-batch setting (decision 0039): the final result must not change.
+func TestQueriesMiniBatch(t *testing.T) {
+	for _, name := range []string{"q4", "q15", "q16", "q17"} {
+		t.Run(name, func(t *testing.T) {
+			o, err := Verify(t.Context(), name, Check{Events: testEvents, TPS: 1000, Start: testStart, MiniBatch: true})
+			require.NoError(t, err)
+			require.True(t, o.Matches(), "%s with mini-batch: %s", name, o)
+			require.Positive(t, o.Rows)
+		})
+	}
+}
+
 func TestDiff(t *testing.T) {
 	require.Empty(t, diff([]string{"a", "b"}, []string{"a", "b"}, 10))
 	require.Equal(t, []string{"- a", "+ c"}, diff([]string{"a", "b"}, []string{"b", "c"}, 10))

@@ -21,6 +21,9 @@ type Check struct {
 	// Start is the engine's clock, which stands still: the time of the
 	// first event (the table's created-at) and q12's processing time.
 	Start time.Time
+	// MiniBatch runs the query with the suite's mini-batch setting (the
+	// final result must not change).
+	MiniBatch bool
 }
 
 // Outcome is what Verify found.
@@ -75,6 +78,11 @@ func Verify(ctx context.Context, query string, c Check) (*Outcome, error) {
 	}
 	defer e.Close()
 	out := &Outcome{}
+	if c.MiniBatch {
+		if err := Exec(ctx, e, miniBatchSettings); err != nil {
+			return nil, err
+		}
+	}
 	// The result table is first created as the script declares it, so
 	// that a sink Eddy cannot create counts as not running, then replaced
 	// by the readable log table.
