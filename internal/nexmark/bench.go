@@ -34,13 +34,21 @@ type BenchOptions struct {
 	MiniBatch bool
 }
 
-// miniBatchSettings are the Nexmark suite's Flink mini-batch options
-// (nexmark-flink/conf/sql-client-defaults.yaml).
-var miniBatchSettings = []string{
-	"SET 'table.exec.mini-batch.enabled' = 'true'",
-	"SET 'table.exec.mini-batch.allow-latency' = '2 s'",
-	"SET 'table.exec.mini-batch.size' = '50000'",
-}
+// miniBatchProperties are the Nexmark suite's Flink mini-batch options
+// (nexmark-flink/conf/sql-client-defaults.yaml), and miniBatchSettings
+// the same as SET statements.
+var (
+	miniBatchProperties = map[string]string{
+		"table.exec.mini-batch.enabled":       "true",
+		"table.exec.mini-batch.allow-latency": "2 s",
+		"table.exec.mini-batch.size":          "50000",
+	}
+	miniBatchSettings = []string{
+		"SET 'table.exec.mini-batch.enabled' = 'true'",
+		"SET 'table.exec.mini-batch.allow-latency' = '2 s'",
+		"SET 'table.exec.mini-batch.size' = '50000'",
+	}
+)
 
 // BenchResult is what one query cost.
 type BenchResult struct {
@@ -103,12 +111,12 @@ func Bench(ctx context.Context, query string, o BenchOptions) (*BenchResult, err
 	if !strings.HasPrefix(strings.ToUpper(insert), "INSERT INTO "+strings.ToUpper(sinkPrefix)) {
 		return nil, fmt.Errorf("the script of %s does not end with its INSERT", query)
 	}
-	setup := stmts[:len(stmts)-1]
-	if o.MiniBatch {
-		setup = append(append([]string(nil), miniBatchSettings...), setup...)
-	}
-	if err := Exec(ctx, e, setup); err != nil {
+	if err := Exec(ctx, e, stmts[:len(stmts)-1]); err != nil {
 		return nil, err
+	}
+	var props map[string]string // the statement's session options
+	if o.MiniBatch {
+		props = miniBatchProperties
 	}
 	res := &BenchResult{Query: query, Events: o.Events}
 	stmt := insert
@@ -117,7 +125,7 @@ func Bench(ctx context.Context, query string, o BenchOptions) (*BenchResult, err
 	var m0, m1 goruntime.MemStats
 	goruntime.ReadMemStats(&m0)
 	cpu0, wall0 := cpuTime(), time.Now()
-	out, err := e.Run(ctx, stmt, engine.RunOptions{JobID: "bench-" + query, CheckpointInterval: o.CheckpointInterval})
+	out, err := e.Run(ctx, stmt, engine.RunOptions{JobID: "bench-" + query, CheckpointInterval: o.CheckpointInterval, Properties: props})
 	if err != nil {
 		return nil, &StatementError{Statement: stmt, Err: err}
 	}
