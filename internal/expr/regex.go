@@ -1,6 +1,7 @@
 package expr
 
 import (
+	"hash/maphash"
 	"regexp"
 	"strings"
 	"sync/atomic"
@@ -145,7 +146,20 @@ func regexFn(t types.Type, f func(re *regexp.Regexp, a [maxFixedArgs]types.Value
 			return nil, err
 		}
 		_, lit := c.literal(1)
+		var memo *regexMemo
+		if t.ID != types.TypeArray && literalsAfterFirst(c) {
+			memo = &regexMemo{seed: maphash.MakeSeed()}
+		}
 		return c.strictFn(t, t.ID == types.TypeBoolean || t.ID == types.TypeInt && lit, func(a [maxFixedArgs]types.Value) (types.Value, error) {
+			in := a[0].Str()
+			var slot *atomic.Pointer[memoEntry]
+			if memo != nil && len(in) <= memoMaxLen {
+				var hit bool
+				var v types.Value
+				if v, hit, slot = memo.lookup(in); hit {
+					return v, nil
+				}
+			}
 			r, ok := re(a)
 			if !ok {
 				if t.ID == types.TypeBoolean {
@@ -153,9 +167,63 @@ func regexFn(t types.Type, f func(re *regexp.Regexp, a [maxFixedArgs]types.Value
 				}
 				return types.Null, nil
 			}
-			return f(r, a)
+			v, err := f(r, a)
+			if err == nil && slot != nil {
+				slot.Store(&memoEntry{in: in, out: v})
+			}
+			return v, err
 		}), nil
 	}
+}
+
+// The memo of a regular-expression call site whose other arguments are
+// literals: its result depends on the string alone, and columns matched
+// against a pattern (URLs, user agents, log lines) often repeat. A table
+// of recent results by string where each string has two candidate slots
+// (few collisions while the distinct strings are well below memoSlots),
+// safe for the subtasks that share the expression; a string longer than
+// memoMaxLen is not remembered.
+const (
+	memoSlots  = 4096
+	memoMaxLen = 512
+)
+
+type regexMemo struct {
+	seed  maphash.Seed
+	slots [memoSlots]atomic.Pointer[memoEntry]
+}
+
+// lookup returns the remembered result of in, or the slot to remember it
+// in: an empty candidate if there is one, else the first.
+func (m *regexMemo) lookup(in string) (types.Value, bool, *atomic.Pointer[memoEntry]) {
+	h := maphash.String(m.seed, in)
+	a, b := &m.slots[h&(memoSlots-1)], &m.slots[(h>>32)&(memoSlots-1)]
+	ea, eb := a.Load(), b.Load()
+	switch {
+	case ea != nil && ea.in == in:
+		return ea.out, true, nil
+	case eb != nil && eb.in == in:
+		return eb.out, true, nil
+	case ea != nil && eb == nil:
+		return types.Value{}, false, b
+	}
+	return types.Value{}, false, a
+}
+
+type memoEntry struct {
+	in  string
+	out types.Value
+}
+
+// literalsAfterFirst reports whether every argument of c but the first is
+// a literal.
+func literalsAfterFirst(c *call) bool {
+	for i := 1; i < len(c.args); i++ {
+		if _, ok := c.literal(i); !ok {
+			return false
+		}
+	}
+	return true
 }
 
 // javaReplacement converts a Java replacement string ($1, \$) to Go's
