@@ -19,49 +19,23 @@ import (
 // partition stalls the window (reference §7.3).
 func TestKafkaIdleTimeout(t *testing.T) {
 	run := func(t *testing.T, idle string) (before, after [][]string) {
-		kc, err := devkafka.Start(t.Context(), devkafka.Options{})
-		require.NoError(t, err)
-		t.Cleanup(func() { kc.Close() })
-		clock := &datagenClock{t: datagenStart}
-		e, err := engine.Open(t.Context(), engine.Options{DataDir: t.TempDir(), Clock: clock})
-		require.NoError(t, err)
-		t.Cleanup(func() { _ = e.Close() })
-		var stmts []string
-		if idle != "" {
-			stmts = append(stmts, fmt.Sprintf("SET 'table.exec.source.idle-timeout' = '%s'", idle))
-		}
-		stmts = append(stmts,
-			"SET 'execution.checkpointing.interval' = '20 ms'",
-			`CREATE TABLE clicks (u STRING, ts TIMESTAMP(3), WATERMARK FOR ts AS ts) DISTRIBUTED INTO 2 BUCKETS WITH (
-			  'connector' = 'kafka', 'topic' = 'clicks', 'properties.bootstrap.servers' = '`+kc.Bootstrap()+`',
-			  'scan.startup.mode' = 'earliest-offset', 'value.format' = 'json')`,
-			"CREATE TABLE counts (ws TIMESTAMP(3), n BIGINT)",
-			`INSERT INTO counts SELECT window_start, COUNT(*) FROM TABLE(TUMBLE(TABLE clicks, DESCRIPTOR(ts), INTERVAL '10' SECOND))
-			  GROUP BY window_start, window_end`)
-		datagenExec(t, e, stmts...)
-		cl, err := kgo.NewClient(kgo.SeedBrokers(kc.Bootstrap()), kgo.RecordPartitioner(kgo.ManualPartitioner()))
-		require.NoError(t, err)
-		t.Cleanup(cl.Close)
-		produce := func(p int32, u, ts string) {
-			v := fmt.Sprintf(`{"u": %q, "ts": "2026-08-01 %s"}`, u, ts)
-			require.NoError(t, cl.ProduceSync(t.Context(), &kgo.Record{Topic: "clicks", Partition: p, Value: []byte(v)}).FirstErr())
-		}
+		clock, produce, counts := startKafkaWindow(t, idle)
 		// Every partition has a watermark before the window could fire (a
 		// partition that has not produced yet holds the watermark back
 		// too: TestKafkaEmptyPartitionHoldsWatermark).
 		produce(0, "a", "09:00:01")
 		produce(1, "b", "09:00:02")
-		require.Empty(t, datagenExec(t, e, "SELECT * FROM counts"))
+		require.Empty(t, counts())
 		produce(0, "c", "09:00:12")
 		// Partition 1's watermark (09:00:02) holds the window [0 s, 10 s) back.
-		before = datagenExec(t, e, "SELECT * FROM counts")
+		before = counts()
 		// Both partitions are quiet for 6 s; then partition 0 produces
 		// again, and only partition 1 is idle.
 		clock.advance(6 * time.Second)
 		produce(0, "d", "09:00:13")
 		deadline := time.Now().Add(10 * time.Second)
 		for {
-			after = datagenExec(t, e, "SELECT * FROM counts")
+			after = counts()
 			if len(after) > 0 || idle == "" || time.Now().After(deadline) {
 				return before, after
 			}
@@ -87,38 +61,8 @@ func TestKafkaIdleTimeout(t *testing.T) {
 // fires only once partition 1 produced, or, with an idle timeout, once
 // partition 1 was idle that long since the statement started.
 func TestKafkaEmptyPartitionHoldsWatermark(t *testing.T) {
-	run := func(t *testing.T, idle string) (*datagenClock, func(int32, string, string), func() [][]string) {
-		kc, err := devkafka.Start(t.Context(), devkafka.Options{})
-		require.NoError(t, err)
-		t.Cleanup(func() { kc.Close() })
-		clock := &datagenClock{t: datagenStart}
-		e, err := engine.Open(t.Context(), engine.Options{DataDir: t.TempDir(), Clock: clock})
-		require.NoError(t, err)
-		t.Cleanup(func() { _ = e.Close() })
-		var stmts []string
-		if idle != "" {
-			stmts = append(stmts, fmt.Sprintf("SET 'table.exec.source.idle-timeout' = '%s'", idle))
-		}
-		stmts = append(stmts,
-			"SET 'execution.checkpointing.interval' = '20 ms'",
-			`CREATE TABLE clicks (u STRING, ts TIMESTAMP(3), WATERMARK FOR ts AS ts) DISTRIBUTED INTO 2 BUCKETS WITH (
-			  'connector' = 'kafka', 'topic' = 'clicks', 'properties.bootstrap.servers' = '`+kc.Bootstrap()+`',
-			  'scan.startup.mode' = 'earliest-offset', 'value.format' = 'json')`,
-			"CREATE TABLE counts (ws TIMESTAMP(3), n BIGINT)",
-			`INSERT INTO counts SELECT window_start, COUNT(*) FROM TABLE(TUMBLE(TABLE clicks, DESCRIPTOR(ts), INTERVAL '10' SECOND))
-			  GROUP BY window_start, window_end`)
-		datagenExec(t, e, stmts...)
-		cl, err := kgo.NewClient(kgo.SeedBrokers(kc.Bootstrap()), kgo.RecordPartitioner(kgo.ManualPartitioner()))
-		require.NoError(t, err)
-		t.Cleanup(cl.Close)
-		produce := func(p int32, u, ts string) {
-			v := fmt.Sprintf(`{"u": %q, "ts": "2026-08-01 %s"}`, u, ts)
-			require.NoError(t, cl.ProduceSync(t.Context(), &kgo.Record{Topic: "clicks", Partition: p, Value: []byte(v)}).FirstErr())
-		}
-		return clock, produce, func() [][]string { return datagenExec(t, e, "SELECT * FROM counts") }
-	}
 	t.Run("holds", func(t *testing.T) {
-		_, produce, counts := run(t, "")
+		_, produce, counts := startKafkaWindow(t, "")
 		produce(0, "a", "09:00:01")
 		produce(0, "b", "09:00:12")
 		produce(0, "c", "09:00:25")
@@ -132,7 +76,7 @@ func TestKafkaEmptyPartitionHoldsWatermark(t *testing.T) {
 		require.Equal(t, "[2026-08-01 09:00:00.000 1]", rowsString(counts()))
 	})
 	t.Run("idle-timeout", func(t *testing.T) {
-		clock, produce, counts := run(t, "5 s")
+		clock, produce, counts := startKafkaWindow(t, "5 s")
 		produce(0, "a", "09:00:01")
 		produce(0, "b", "09:00:12")
 		require.Empty(t, counts(), "partition 1 is not idle yet")
@@ -144,6 +88,41 @@ func TestKafkaEmptyPartitionHoldsWatermark(t *testing.T) {
 		}
 		require.Equal(t, "[2026-08-01 09:00:00.000 1]", rowsString(counts()), "partition 1 is idle: the watermark is partition 0's")
 	})
+}
+
+// startKafkaWindow starts a continuous TUMBLE count over a two-partition
+// Kafka table (kfake), with the idle timeout idle if not empty, and returns
+// the engine's clock, a producer to a partition and the counts so far.
+func startKafkaWindow(t *testing.T, idle string) (*datagenClock, func(int32, string, string), func() [][]string) {
+	t.Helper()
+	kc, err := devkafka.Start(t.Context(), devkafka.Options{})
+	require.NoError(t, err)
+	t.Cleanup(func() { kc.Close() })
+	clock := &datagenClock{t: datagenStart}
+	e, err := engine.Open(t.Context(), engine.Options{DataDir: t.TempDir(), Clock: clock})
+	require.NoError(t, err)
+	t.Cleanup(func() { _ = e.Close() })
+	var stmts []string
+	if idle != "" {
+		stmts = append(stmts, fmt.Sprintf("SET 'table.exec.source.idle-timeout' = '%s'", idle))
+	}
+	stmts = append(stmts,
+		"SET 'execution.checkpointing.interval' = '20 ms'",
+		`CREATE TABLE clicks (u STRING, ts TIMESTAMP(3), WATERMARK FOR ts AS ts) DISTRIBUTED INTO 2 BUCKETS WITH (
+		  'connector' = 'kafka', 'topic' = 'clicks', 'properties.bootstrap.servers' = '`+kc.Bootstrap()+`',
+		  'scan.startup.mode' = 'earliest-offset', 'value.format' = 'json')`,
+		"CREATE TABLE counts (ws TIMESTAMP(3), n BIGINT)",
+		`INSERT INTO counts SELECT window_start, COUNT(*) FROM TABLE(TUMBLE(TABLE clicks, DESCRIPTOR(ts), INTERVAL '10' SECOND))
+		  GROUP BY window_start, window_end`)
+	datagenExec(t, e, stmts...)
+	cl, err := kgo.NewClient(kgo.SeedBrokers(kc.Bootstrap()), kgo.RecordPartitioner(kgo.ManualPartitioner()))
+	require.NoError(t, err)
+	t.Cleanup(cl.Close)
+	produce := func(p int32, u, ts string) {
+		v := fmt.Sprintf(`{"u": %q, "ts": "2026-08-01 %s"}`, u, ts)
+		require.NoError(t, cl.ProduceSync(t.Context(), &kgo.Record{Topic: "clicks", Partition: p, Value: []byte(v)}).FirstErr())
+	}
+	return clock, produce, func() [][]string { return datagenExec(t, e, "SELECT * FROM counts") }
 }
 
 func rowsString(rows [][]string) string {

@@ -222,20 +222,10 @@ func (op *aggregateOp) Process(_ int, row types.Row) error {
 		}
 		op.fillKeys(prev, row)
 	}
-	if retract {
-		g.count--
-	} else {
-		g.count++
-	}
-	if op.ttl > 0 {
-		g.ext().stamp = now
-	}
-	if err := op.accumulate(g, row, retract); err != nil {
+	if err := op.apply(g, row, retract, now); err != nil {
 		return err
 	}
-	op.markDirty(g)
 	if g.count <= 0 {
-		g.reset()
 		if first {
 			return nil
 		}
@@ -288,6 +278,19 @@ func (op *aggregateOp) bundle(g *aggGroup, row types.Row, retract bool, now int6
 		op.pendHad = append(op.pendHad, had)
 		g.pend = int32(len(op.pending))
 	}
+	if err := op.apply(g, row, retract, now); err != nil {
+		return err
+	}
+	op.bundleRows++
+	if op.bundleRows >= op.mb.Size {
+		return op.finishBundle()
+	}
+	return nil
+}
+
+// apply counts and accumulates row into g, which starts over (reset)
+// when its last row was retracted.
+func (op *aggregateOp) apply(g *aggGroup, row types.Row, retract bool, now int64) error {
 	if retract {
 		g.count--
 	} else {
@@ -302,10 +305,6 @@ func (op *aggregateOp) bundle(g *aggGroup, row types.Row, retract bool, now int6
 	op.markDirty(g)
 	if g.count <= 0 {
 		g.reset()
-	}
-	op.bundleRows++
-	if op.bundleRows >= op.mb.Size {
-		return op.finishBundle()
 	}
 	return nil
 }
