@@ -1,6 +1,7 @@
 package plan
 
 import (
+	"errors"
 	"strconv"
 	"strings"
 
@@ -18,53 +19,70 @@ const (
 // ParseMiniBatchOption checks the value of one of the mini-batch options
 // (SET validates with it).
 func ParseMiniBatchOption(key, value string) error {
+	_, err := miniBatchValue(key, value)
+	return err
+}
+
+// miniBatchValue parses the value of a mini-batch option: 1 or 0 for
+// 'enabled', nanoseconds for 'allow-latency', rows for 'size'.
+func miniBatchValue(key, value string) (int64, error) {
 	switch key {
 	case MiniBatchEnabledKey:
-		if _, err := strconv.ParseBool(strings.TrimSpace(value)); err != nil {
-			return sqlerr.Newf(sqlerr.InvalidOption, "Invalid '%s' = '%s': not a boolean", key, value).
+		on, err := strconv.ParseBool(strings.TrimSpace(value))
+		if err != nil {
+			return 0, sqlerr.Newf(sqlerr.InvalidOption, "Invalid '%s' = '%s': not a boolean", key, value).
 				WithHint("use 'true' or 'false'")
 		}
+		if on {
+			return 1, nil
+		}
+		return 0, nil
 	case MiniBatchLatencyKey:
-		if _, err := ParseDuration(value); err != nil {
-			return sqlerr.Newf(sqlerr.InvalidOption, "Invalid '%s' = '%s': %v", key, value, err)
+		d, err := ParseDuration(value)
+		if err != nil {
+			return 0, sqlerr.Newf(sqlerr.InvalidOption, "Invalid '%s' = '%s': %v", key, value, err)
 		}
+		return int64(d), nil
 	case MiniBatchSizeKey:
-		if _, err := strconv.ParseInt(strings.TrimSpace(value), 10, 64); err != nil {
-			return sqlerr.Newf(sqlerr.InvalidOption, "Invalid '%s' = '%s': not an integer", key, value)
+		n, err := strconv.ParseInt(strings.TrimSpace(value), 10, 64)
+		if err != nil {
+			return 0, sqlerr.Newf(sqlerr.InvalidOption, "Invalid '%s' = '%s': not an integer", key, value)
 		}
+		return n, nil
 	}
-	return nil
+	return 0, nil
 }
 
 // miniBatch returns the session's mini-batch setting for group
 // aggregates: zero unless 'table.exec.mini-batch.enabled' is true, and
 // then an error unless both the latency and the size are positive, as
-// Flink requires.
+// Flink requires. (Options given as a statement's properties did not pass
+// SET, so they are checked here too.)
 func (p *Planner) miniBatch(pos sqlerr.Pos) (jobgraph.MiniBatch, error) {
 	cfg := p.Session.Config
-	on, err := strconv.ParseBool(strings.TrimSpace(cfg[MiniBatchEnabledKey]))
-	if err != nil || !on {
+	if on, err := miniBatchValue(MiniBatchEnabledKey, cfg[MiniBatchEnabledKey]); err != nil || on == 0 {
 		return jobgraph.MiniBatch{}, nil
 	}
 	var mb jobgraph.MiniBatch
-	if s := cfg[MiniBatchLatencyKey]; s != "" {
-		d, err := ParseDuration(s)
-		if err != nil {
-			return mb, errAt(pos, sqlerr.InvalidOption, "Invalid '%s' = '%s': %v", MiniBatchLatencyKey, s, err)
+	for _, o := range []struct {
+		key string
+		dst *int64
+	}{{MiniBatchLatencyKey, &mb.Latency}, {MiniBatchSizeKey, &mb.Size}} {
+		if s := cfg[o.key]; s != "" {
+			v, err := miniBatchValue(o.key, s)
+			if err != nil {
+				var se *sqlerr.Error
+				if errors.As(err, &se) {
+					return mb, se.At(pos)
+				}
+				return mb, err
+			}
+			*o.dst = v
 		}
-		mb.Latency = int64(d)
 	}
 	if mb.Latency <= 0 {
 		return mb, errAt(pos, sqlerr.InvalidOption, "%s must be greater than 0 when mini-batch is enabled.", MiniBatchLatencyKey).
 			WithHint("SET '" + MiniBatchLatencyKey + "' = '2 s' (and '" + MiniBatchSizeKey + "'), or SET '" + MiniBatchEnabledKey + "' = 'false'")
-	}
-	mb.Size = -1
-	if s := cfg[MiniBatchSizeKey]; s != "" {
-		n, err := strconv.ParseInt(strings.TrimSpace(s), 10, 64)
-		if err != nil {
-			return mb, errAt(pos, sqlerr.InvalidOption, "Invalid '%s' = '%s': not an integer", MiniBatchSizeKey, s)
-		}
-		mb.Size = n
 	}
 	if mb.Size <= 0 {
 		return mb, errAt(pos, sqlerr.InvalidOption, "%s should be greater than 0.", MiniBatchSizeKey).
