@@ -23,9 +23,11 @@ type Generator struct {
 	snapCap   int64
 }
 
-// genFunc computes the value of a column for row i; r is the row's random
-// stream for that column.
-type genFunc func(i int64, r *rng) types.Value
+// genFunc computes the value of a column for row i; seed starts the row's
+// random stream for that column (an rng the function keeps on its stack:
+// a pointer passed through a func value would escape, one allocation per
+// value).
+type genFunc func(i int64, seed uint64) types.Value
 
 type column struct {
 	name     string
@@ -239,8 +241,8 @@ func (g *Generator) Row(i int64, dst []types.Value) []types.Value {
 			dst = append(dst, types.Null)
 			continue
 		}
-		r := rng{s: col.seed ^ ri}
-		dst = append(dst, col.gen(i, &r))
+		seed := col.seed ^ ri
+		dst = append(dst, col.gen(i, seed))
 	}
 	return dst
 }
@@ -345,7 +347,10 @@ func (g *Generator) random(f types.Field, o map[string]string) (genFunc, error) 
 	key := func(name string) string { return "fields." + f.Name + "." + name }
 	switch {
 	case t.ID == types.TypeBoolean:
-		return func(_ int64, r *rng) types.Value { return types.NewBool(r.next()&1 == 1) }, nil
+		return func(_ int64, seed uint64) types.Value {
+			r := &rng{s: seed}
+			return types.NewBool(r.next()&1 == 1)
+		}, nil
 	case t.IsInteger():
 		lo, hi := intRange(t)
 		parse := func(name string, def int64) (int64, error) {
@@ -370,7 +375,10 @@ func (g *Generator) random(f types.Field, o map[string]string) (genFunc, error) 
 		if mn > mx {
 			return nil, optErr(key(FieldMin), "", "Option '%s' = %d is larger than '%s' = %d", key(FieldMin), mn, key(FieldMax), mx)
 		}
-		return func(_ int64, r *rng) types.Value { return types.NewInt(r.between(mn, mx)) }, nil
+		return func(_ int64, seed uint64) types.Value {
+			r := &rng{s: seed}
+			return types.NewInt(r.between(mn, mx))
+		}, nil
 	case t.ID == types.TypeFloat || t.ID == types.TypeDouble:
 		lo, hi := math.SmallestNonzeroFloat64, math.MaxFloat64
 		if t.ID == types.TypeFloat {
@@ -399,7 +407,9 @@ func (g *Generator) random(f types.Field, o map[string]string) (genFunc, error) 
 			return nil, optErr(key(FieldMin), "", "Option '%s' = %v is larger than '%s' = %v", key(FieldMin), mn, key(FieldMax), mx)
 		}
 		single := t.ID == types.TypeFloat
-		return func(_ int64, r *rng) types.Value {
+		return func(_ int64, seed uint64) types.Value {
+			r := &rng{s: seed}
+
 			x := r.float(mn, mx)
 			if single {
 				x = float64(float32(x))
@@ -434,7 +444,10 @@ func (g *Generator) random(f types.Field, o map[string]string) (genFunc, error) 
 		if mn > mx {
 			return nil, optErr(key(FieldMin), "", "Option '%s' = %s is larger than '%s' = %s", key(FieldMin), o[FieldMin], key(FieldMax), o[FieldMax])
 		}
-		return func(_ int64, r *rng) types.Value { return types.NewDecimal(apd.New(r.between(mn, mx), int32(-s))) }, nil
+		return func(_ int64, seed uint64) types.Value {
+			r := &rng{s: seed}
+			return types.NewDecimal(apd.New(r.between(mn, mx), int32(-s)))
+		}, nil
 	case t.ID == types.TypeChar || t.ID == types.TypeVarChar || t.ID == types.TypeBinary || t.ID == types.TypeVarBinary:
 		length := int64(t.Length)
 		variable := false
@@ -459,7 +472,9 @@ func (g *Generator) random(f types.Field, o map[string]string) (genFunc, error) 
 			}
 		}
 		binary := t.ID == types.TypeBinary || t.ID == types.TypeVarBinary
-		return func(_ int64, r *rng) types.Value {
+		return func(_ int64, seed uint64) types.Value {
+			r := &rng{s: seed}
+
 			n := length
 			if variable {
 				n = r.between(1, length)
@@ -480,7 +495,9 @@ func (g *Generator) random(f types.Field, o map[string]string) (genFunc, error) 
 		}
 		date := t.ID == types.TypeDate
 		step := pow10(9 - min(t.Precision, 9))
-		return func(i int64, r *rng) types.Value {
+		return func(i int64, seed uint64) types.Value {
+			r := &rng{s: seed}
+
 			ts := g.RowTime(i)
 			if past > 0 {
 				ts -= r.between(0, past)
@@ -492,7 +509,9 @@ func (g *Generator) random(f types.Field, o map[string]string) (genFunc, error) 
 		}, nil
 	case t.ID == types.TypeTime:
 		step := pow10(9 - min(t.Precision, 9))
-		return func(_ int64, r *rng) types.Value {
+		return func(_ int64, seed uint64) types.Value {
+			r := &rng{s: seed}
+
 			ns := r.between(0, 24*int64(time.Hour)-1)
 			return types.NewTime(ns - ns%step)
 		}, nil
@@ -540,10 +559,10 @@ func (g *Generator) sequence(f types.Field, o map[string]string) (genFunc, int64
 		if err := check(start >= lo && end <= hi, "values out of range"); err != nil {
 			return nil, 0, err
 		}
-		return func(i int64, _ *rng) types.Value { return types.NewInt(start + i) }, n, nil
+		return func(i int64, _ uint64) types.Value { return types.NewInt(start + i) }, n, nil
 	case t.ID == types.TypeFloat || t.ID == types.TypeDouble:
 		single := t.ID == types.TypeFloat
-		return func(i int64, _ *rng) types.Value {
+		return func(i int64, _ uint64) types.Value {
 			x := float64(start + i)
 			if single {
 				x = float64(float32(x))
@@ -557,7 +576,7 @@ func (g *Generator) sequence(f types.Field, o map[string]string) (genFunc, int64
 				return nil, 0, check(false, err.Error())
 			}
 		}
-		return func(i int64, _ *rng) types.Value {
+		return func(i int64, _ uint64) types.Value {
 			d := apd.New(start+i, 0)
 			r, err := types.RoundDecimal(d, p, s)
 			if err != nil {
@@ -570,7 +589,7 @@ func (g *Generator) sequence(f types.Field, o map[string]string) (genFunc, int64
 		if err := check(w <= t.Length, "values longer than the type's length"); err != nil {
 			return nil, 0, err
 		}
-		return func(i int64, _ *rng) types.Value { return types.NewString(strconv.FormatInt(start+i, 10)) }, n, nil
+		return func(i int64, _ uint64) types.Value { return types.NewString(strconv.FormatInt(start+i, 10)) }, n, nil
 	}
 	return nil, 0, unsupportedType(f, KindSequence)
 }

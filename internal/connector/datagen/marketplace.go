@@ -137,7 +137,10 @@ func isString(t types.Type) bool { return t.ID == types.TypeVarChar && t.Length 
 
 func strCol(name string, f func(r *rng) string) exampleColumn {
 	return exampleColumn{name: name, typ: "STRING", ok: isString, gen: func(*Generator) genFunc {
-		return func(_ int64, r *rng) types.Value { return types.NewString(f(r)) }
+		return func(_ int64, seed uint64) types.Value {
+			r := &rng{s: seed}
+			return types.NewString(f(r))
+		}
 	}}
 }
 
@@ -153,7 +156,10 @@ var examples = map[string]exampleGen{
 		strCol("product_id", productID),
 		{name: "price", typ: "DOUBLE", ok: func(t types.Type) bool { return t.ID == types.TypeDouble }, gen: func(*Generator) genFunc {
 			// 10.00 to 100.00 with two decimals.
-			return func(_ int64, r *rng) types.Value { return types.NewFloat(float64(r.between(1000, 10000)) / 100) }
+			return func(_ int64, seed uint64) types.Value {
+				r := &rng{s: seed}
+				return types.NewFloat(float64(r.between(1000, 10000)) / 100)
+			}
 		}},
 	}},
 	"marketplace.customers": {cols: []exampleColumn{
