@@ -200,6 +200,9 @@ type subtask struct {
 	job *Job
 	idx int
 	ch  chan batch
+	// free returns the event slices of processed batches to the source,
+	// which fills them again instead of allocating (sendTo).
+	free chan []event
 	// outs counts the rows the subtask sent to the sink.
 	outs  int64
 	batch *store.Batch
@@ -467,7 +470,7 @@ func (j *Job) route(input int, row types.Row) int {
 }
 
 func (j *Job) newSubtask(i int) (*subtask, error) {
-	st := &subtask{job: j, idx: i, ch: make(chan batch, 4), batch: j.env.DB.NewBatch()}
+	st := &subtask{job: j, idx: i, ch: make(chan batch, 4), free: make(chan []event, 8), batch: j.env.DB.NewBatch()}
 	st.kv = state.NewPebble(st.batch)
 	g := j.graph
 	for i, sk := range g.Sinks() {
@@ -817,6 +820,14 @@ func (st *subtask) run(ctx context.Context) error {
 			}
 		}
 		measure()
+		// The operators keep no event (they take rows by value and copy
+		// what they store), so the slice goes back to the source; clear
+		// drops its references to the rows' values.
+		clear(b.events)
+		select {
+		case st.free <- b.events[:0]:
+		default:
+		}
 	}
 	return ctx.Err()
 }

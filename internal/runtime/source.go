@@ -40,6 +40,9 @@ type source struct {
 	multi   []types.Value
 	kinds   []types.RowKind
 	sinceCP int
+	// sincePoll counts the rows read since run last looked at the
+	// checkpoint channels.
+	sincePoll int
 	// mix reads the external (Kafka) inputs, nil without any.
 	mix *mixReader
 	// extOf is the external reader of each input (nil for log inputs).
@@ -148,7 +151,11 @@ func (s *source) sendTo(ctx context.Context, i int) error {
 	case <-ctx.Done():
 		return ctx.Err()
 	}
-	s.batches[i] = make([]event, 0, batchSize)
+	select {
+	case s.batches[i] = <-s.job.subtasks[i].free:
+	default:
+		s.batches[i] = make([]event, 0, batchSize)
+	}
 	return nil
 }
 
@@ -223,7 +230,13 @@ func (s *source) run(ctx context.Context) error {
 				}
 			}
 			// Periodic and requested checkpoints also while the job is
-			// behind its input (not only when it is idle).
+			// behind its input (not only when it is idle). A select on
+			// the channels costs more than reading a row, so they are
+			// looked at every pollEvery rows.
+			if s.sincePoll++; s.sincePoll < pollEvery {
+				continue
+			}
+			s.sincePoll = 0
 			select {
 			case <-s.job.tick:
 				if err := s.barrier(ctx, s.job.newBarrier()); err != nil {
@@ -420,6 +433,10 @@ func (s *source) recordOf(ctx context.Context, rec logstore.Record, i int) error
 	}
 	return s.emitRow(ctx, rec, ext, i, row, &s.scratch)
 }
+
+// pollEvery is how many rows the source reads between looks at the
+// periodic and requested checkpoints while it is behind its input.
+const pollEvery = 64
 
 // take returns an empty slice of n values from the arena.
 func (s *source) take(n int) []types.Value {
