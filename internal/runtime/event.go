@@ -60,5 +60,15 @@ const batchSize = 512
 // measures how long rows take from the source to the sink.
 type batch struct {
 	events []event
-	sent   int64
+	// vals holds the events' row values when the source recycles them
+	// (source.recycle); nil otherwise.
+	vals []types.Value
+	sent int64
+}
+
+// batchBufs are the slices of a processed batch, returned to the source
+// to be filled again.
+type batchBufs struct {
+	events []event
+	vals   []types.Value
 }

@@ -200,9 +200,9 @@ type subtask struct {
 	job *Job
 	idx int
 	ch  chan batch
-	// free returns the event slices of processed batches to the source,
-	// which fills them again instead of allocating (sendTo).
-	free chan []event
+	// free returns the slices of processed batches to the source, which
+	// fills them again instead of allocating (sendTo).
+	free chan batchBufs
 	// outs counts the rows the subtask sent to the sink.
 	outs  int64
 	batch *store.Batch
@@ -470,7 +470,7 @@ func (j *Job) route(input int, row types.Row) int {
 }
 
 func (j *Job) newSubtask(i int) (*subtask, error) {
-	st := &subtask{job: j, idx: i, ch: make(chan batch, 4), free: make(chan []event, 8), batch: j.env.DB.NewBatch()}
+	st := &subtask{job: j, idx: i, ch: make(chan batch, 4), free: make(chan batchBufs, 8), batch: j.env.DB.NewBatch()}
 	st.kv = state.NewPebble(st.batch)
 	g := j.graph
 	for i, sk := range g.Sinks() {
@@ -634,6 +634,37 @@ func (j *Job) endpointSchema(e int) *types.Schema {
 		return j.graph.Inputs[in].Schema
 	}
 	return j.graph.Nodes[e].Out
+}
+
+// keepsNoRows reports whether no consumer of endpoint e keeps the value
+// slice of a row it takes once it returned: sinks that encode each row at
+// once, aggregates (they copy the values they store and emit rows of
+// their own) and calcs whose consumers keep none (a calc may pass its
+// input row on).
+func (j *Job) keepsNoRows(e int) bool {
+	sinks := j.graph.Sinks()
+	for i, r := range j.graph.Results() {
+		if r == e && sinks[i].Kind == jobgraph.CollectSink {
+			return false
+		}
+	}
+	for c, n := range j.graph.Nodes {
+		for _, in := range n.Inputs {
+			if in.From != e {
+				continue
+			}
+			switch n.Op.(type) {
+			case *jobgraph.Aggregate:
+			case *jobgraph.Calc:
+				if !j.keepsNoRows(c) {
+					return false
+				}
+			default:
+				return false
+			}
+		}
+	}
+	return true
 }
 
 // onlyCalcsToSink reports whether every path from node k to the sink goes
@@ -820,12 +851,14 @@ func (st *subtask) run(ctx context.Context) error {
 			}
 		}
 		measure()
-		// The operators keep no event (they take rows by value and copy
-		// what they store), so the slice goes back to the source; clear
-		// drops its references to the rows' values.
+		// The operators keep no event (they take rows by value), so the
+		// slices go back to the source: the values only when it
+		// recycles them (no operator keeps a row's values, source.recycle).
+		// clear drops the references to what the rows held.
 		clear(b.events)
+		clear(b.vals)
 		select {
-		case st.free <- b.events[:0]:
+		case st.free <- batchBufs{events: b.events[:0], vals: b.vals[:0]}:
 		default:
 		}
 	}

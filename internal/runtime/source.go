@@ -34,6 +34,13 @@ type source struct {
 	// the end of its inputs.
 	pendingSyncs []*barrier
 	arena        []types.Value
+	// recycle: no operator keeps the rows the source sends (Job.keepsNoRows
+	// of every input), so each batch carries its rows' values in vals,
+	// which come back with the batch's slices (subtask.free) and are filled
+	// again; rows are decoded into tmp, reset at every record.
+	recycle bool
+	vals    [][]types.Value // per subtask, the values of the pending batch
+	tmp     []types.Value
 	scratch      []types.Value // the stored row of an input with computed columns
 	// multi is the scratch row of a record holding several rows, and
 	// kinds their kinds (connector.Source.Decode).
@@ -101,6 +108,10 @@ func newSource(j *Job) (*source, error) {
 			}
 		}
 	}
+	s.recycle = true
+	for i := range s.inputs {
+		s.recycle = s.recycle && j.keepsNoRows(jobgraph.Source(i))
+	}
 	if len(s.pos) == 0 {
 		s.reader = noInput{} // a function without table arguments, or only generated inputs
 	} else {
@@ -146,17 +157,35 @@ func (s *source) sendTo(ctx context.Context, i int) error {
 		return nil
 	}
 	b := batch{events: s.batches[i], sent: s.job.env.Clock.Now().UnixNano()}
+	if s.recycle {
+		b.vals = s.vals[i]
+	}
 	select {
 	case s.job.subtasks[i].ch <- b:
 	case <-ctx.Done():
 		return ctx.Err()
 	}
 	select {
-	case s.batches[i] = <-s.job.subtasks[i].free:
+	case f := <-s.job.subtasks[i].free:
+		s.batches[i] = f.events
+		if s.recycle {
+			s.vals[i] = f.vals
+		}
 	default:
 		s.batches[i] = make([]event, 0, batchSize)
+		if s.recycle {
+			s.vals[i] = make([]types.Value, 0, 4*batchSize)
+		}
 	}
 	return nil
+}
+
+// keep copies the values of a record for subtask i into the values of its
+// pending batch (recycle).
+func (s *source) keep(i int, vals []types.Value) []types.Value {
+	lo := len(s.vals[i])
+	s.vals[i] = append(s.vals[i], vals...)
+	return s.vals[i][lo:len(s.vals[i]):len(s.vals[i])]
 }
 
 // add routes an event: records go to the subtask owning their key, the
@@ -164,6 +193,9 @@ func (s *source) sendTo(ctx context.Context, i int) error {
 func (s *source) add(ctx context.Context, ev event) error {
 	if ev.kind == evRecord && len(s.batches) > 1 {
 		i := s.job.route(ev.input, ev.row)
+		if s.recycle {
+			ev.row.Values = s.keep(i, ev.row.Values)
+		}
 		s.batches[i] = append(s.batches[i], ev)
 		if len(s.batches[i]) >= batchSize {
 			return s.sendTo(ctx, i)
@@ -171,6 +203,9 @@ func (s *source) add(ctx context.Context, ev event) error {
 		return nil
 	}
 	for i := range s.batches {
+		if s.recycle && ev.kind == evRecord {
+			ev.row.Values = s.keep(i, ev.row.Values) // one subtask
+		}
 		s.batches[i] = append(s.batches[i], ev)
 		if len(s.batches[i]) >= batchSize {
 			if err := s.sendTo(ctx, i); err != nil {
@@ -199,6 +234,12 @@ func (s *source) run(ctx context.Context) error {
 	s.batches = make([][]event, len(s.job.subtasks))
 	for i := range s.batches {
 		s.batches[i] = make([]event, 0, batchSize)
+	}
+	if s.recycle {
+		s.vals = make([][]types.Value, len(s.job.subtasks))
+		for i := range s.vals {
+			s.vals[i] = make([]types.Value, 0, 4*batchSize)
+		}
 	}
 	if err := s.startGenerated(ctx); err != nil {
 		return err
@@ -360,6 +401,7 @@ func (s *source) record(ctx context.Context, rec logstore.Record) error {
 // recordOf passes a record to input i.
 func (s *source) recordOf(ctx context.Context, rec logstore.Record, i int) error {
 	in := &s.inputs[i]
+	s.tmp = s.tmp[:0]
 	extra := 0
 	if in.Columns != nil {
 		extra = jobgraph.MetaCount
@@ -440,6 +482,15 @@ const pollEvery = 64
 
 // take returns an empty slice of n values from the arena.
 func (s *source) take(n int) []types.Value {
+	if s.recycle {
+		// Scratch: add copies the row into its batch.
+		if l := len(s.tmp); cap(s.tmp)-l < n {
+			s.tmp = make([]types.Value, 0, max(64, 2*(l+n)))
+		}
+		l := len(s.tmp)
+		s.tmp = s.tmp[:l+n]
+		return s.tmp[l : l : l+n]
+	}
 	if len(s.arena) < n {
 		s.arena = make([]types.Value, max(4096, n))
 	}
