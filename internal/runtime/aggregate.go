@@ -30,9 +30,9 @@ type aggregateOp struct {
 	wm      minWatermark
 
 	// cache holds the groups by the hash of their encoded key; groups of
-	// equal hashes are chained. Looking a group up reads the map slot and
+	// equal hashes are chained. Looking a group up reads the table slot and
 	// the group, which holds short keys and two accumulators inline.
-	cache  map[uint64]*aggGroup
+	cache  hashIndex[aggGroup]
 	seed   maphash.Seed
 	groups int // groups in the cache
 	// dirty lists the groups to write at the next Flush.
@@ -165,7 +165,6 @@ func newAggregateOp(spec *jobgraph.Aggregate, in *types.Schema, oc OpContext) (*
 		ttl:     spec.StateTTL,
 		maxKeys: oc.MaxKeys,
 		wm:      newMinWatermark(1),
-		cache:   map[uint64]*aggGroup{},
 		seed:    maphash.MakeSeed(),
 		dropUB:  spec.DropUpdateBefore,
 		mb:      spec.MiniBatch,
@@ -426,15 +425,15 @@ func (op *aggregateOp) Flush() error {
 	op.dirty = op.dirty[:0]
 	if op.maxKeys > 0 && op.groups > op.maxKeys {
 		op.fresh.evicted()
-		for h, g := range op.cache { // every group is clean now
+		op.cache.retain(func(_ uint64, g *aggGroup) bool { // every group is clean now
 			if op.groups <= op.maxKeys/2 {
-				break
+				return true
 			}
 			for ; g != nil; g = g.next {
 				op.groups--
 			}
-			delete(op.cache, h)
-		}
+			return false
+		})
 	}
 	return nil
 }
@@ -442,12 +441,12 @@ func (op *aggregateOp) Flush() error {
 // remove takes g out of the cache.
 func (op *aggregateOp) remove(g *aggGroup) {
 	h := maphash.Bytes(op.seed, g.keyBytes())
-	p := op.cache[h]
+	p := op.cache.get(h)
 	switch {
 	case p == g && g.next == nil:
-		delete(op.cache, h)
+		op.cache.del(h)
 	case p == g:
-		op.cache[h] = g.next
+		op.cache.set(h, g.next)
 	default:
 		for p != nil && p.next != g {
 			p = p.next
@@ -476,7 +475,7 @@ func (op *aggregateOp) group(row types.Row) (*aggGroup, error) {
 	}
 	op.keyBuf = types.AppendRow(op.keyBuf[:0], types.Row{Values: op.keyVals})
 	h := maphash.Bytes(op.seed, op.keyBuf)
-	head := op.cache[h]
+	head := op.cache.get(h)
 	for g := head; g != nil; g = g.next {
 		if g.is(op.keyBuf) {
 			return g, nil
@@ -503,7 +502,7 @@ func (op *aggregateOp) group(row types.Row) (*aggGroup, error) {
 			}
 		}
 	}
-	op.cache[h] = g
+	op.cache.set(h, g)
 	op.groups++
 	return g, nil
 }

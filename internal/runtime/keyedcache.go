@@ -19,14 +19,14 @@ import (
 // key is read back when it returns.
 //
 // Keys are found by the hash of their bytes (entries of equal hashes are
-// chained), which costs one integer-keyed map access per row.
+// chained), which costs one lookup in a hashIndex per row.
 type keyedCache[E any] struct {
 	ns, name string
 	kv       KV
 	maxKeys  int
 	codec    cacheCodec[E]
 	seed     maphash.Seed
-	m        map[uint64]*cached[E]
+	m        hashIndex[cached[E]]
 	n        int // entries cached
 	dirty    []*cached[E]
 	slab     []cached[E]
@@ -71,14 +71,14 @@ const cacheSlab = 64
 
 func newKeyedCache[E any](oc OpContext, name string, codec cacheCodec[E]) *keyedCache[E] {
 	return &keyedCache[E]{ns: oc.NS, name: name, kv: oc.KV, maxKeys: oc.MaxKeys, codec: codec,
-		seed: maphash.MakeSeed(), m: map[uint64]*cached[E]{}}
+		seed: maphash.MakeSeed()}
 }
 
 // get returns the state of key, read from the KV if it is not cached (a
 // zero E when the KV has none).
 func (c *keyedCache[E]) get(key []byte) (*cached[E], error) {
 	h := maphash.Bytes(c.seed, key)
-	for e := c.m[h]; e != nil; e = e.next {
+	for e := c.m.get(h); e != nil; e = e.next {
 		if e.is(key) {
 			return e, nil
 		}
@@ -89,7 +89,7 @@ func (c *keyedCache[E]) get(key []byte) (*cached[E], error) {
 // getString is get for a key held as a string.
 func (c *keyedCache[E]) getString(key string) (*cached[E], error) {
 	h := maphash.String(c.seed, key)
-	for e := c.m[h]; e != nil; e = e.next {
+	for e := c.m.get(h); e != nil; e = e.next {
 		if e.key == key {
 			return e, nil
 		}
@@ -118,20 +118,20 @@ func (c *keyedCache[E]) load(key string, h uint64) (*cached[E], error) {
 			}
 		}
 	}
-	e.next = c.m[h]
-	c.m[h] = e
+	e.next = c.m.get(h)
+	c.m.set(h, e)
 	c.n++
 	return e, nil
 }
 
 // remove takes e out of the cache.
 func (c *keyedCache[E]) remove(e *cached[E]) {
-	p := c.m[e.hash]
+	p := c.m.get(e.hash)
 	switch {
 	case p == e && e.next == nil:
-		delete(c.m, e.hash)
+		c.m.del(e.hash)
 	case p == e:
-		c.m[e.hash] = e.next
+		c.m.set(e.hash, e.next)
 	default:
 		for p != nil && p.next != e {
 			p = p.next
@@ -174,15 +174,15 @@ func (c *keyedCache[E]) flush() error {
 	c.dirty = c.dirty[:0]
 	if c.maxKeys > 0 && c.n > c.maxKeys {
 		c.fresh.evicted()
-		for h, e := range c.m { // every entry is clean now
+		c.m.retain(func(_ uint64, e *cached[E]) bool { // every entry is clean now
 			if c.n <= c.maxKeys/2 {
-				break
+				return true
 			}
 			for ; e != nil; e = e.next {
 				c.n--
 			}
-			delete(c.m, h)
-		}
+			return false
+		})
 	}
 	return nil
 }
