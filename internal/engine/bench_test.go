@@ -170,6 +170,7 @@ func pipelineLogMix(b *testing.B) {
 type pipelineMeter struct {
 	wall, cpu      time.Duration
 	mallocs, bytes uint64
+	gcs            uint32 // garbage collections during the measured sections
 	// events is the number of events per iteration (0: pipelineEvents).
 	events int
 
@@ -207,6 +208,7 @@ func (m *pipelineMeter) begin(b *testing.B) {
 	runtime.ReadMemStats(&m.ms)
 	m.mallocs -= m.ms.Mallocs
 	m.bytes -= m.ms.TotalAlloc
+	m.gcs -= m.ms.NumGC
 	m.cpuStart = pipelineCPU()
 	m.start = time.Now()
 	b.StartTimer()
@@ -219,6 +221,7 @@ func (m *pipelineMeter) end(b *testing.B) {
 	runtime.ReadMemStats(&m.ms)
 	m.mallocs += m.ms.Mallocs
 	m.bytes += m.ms.TotalAlloc
+	m.gcs += m.ms.NumGC
 	if pipelineProfile != "" {
 		pprof.StopCPUProfile()
 	}
@@ -237,6 +240,7 @@ func (m *pipelineMeter) report(b *testing.B) {
 	b.ReportMetric(float64(m.cpu.Nanoseconds())/n, "cpu-ns/event")
 	b.ReportMetric(float64(m.mallocs)/n, "allocs/event")
 	b.ReportMetric(float64(m.bytes)/n, "B/event")
+	b.ReportMetric(float64(m.gcs)/float64(b.N), "GCs/op")
 }
 
 // BenchmarkPipelineEngine measures the tutorial's CTAS over 1M events that
