@@ -41,7 +41,7 @@ type source struct {
 	recycle bool
 	vals    [][]types.Value // per subtask, the values of the pending batch
 	tmp     []types.Value
-	scratch      []types.Value // the stored row of an input with computed columns
+	scratch []types.Value // the stored row of an input with computed columns
 	// multi is the scratch row of a record holding several rows, and
 	// kinds their kinds (connector.Source.Decode).
 	multi   []types.Value
