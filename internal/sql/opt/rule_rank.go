@@ -86,22 +86,78 @@ func rankRuleWith(r plan.Rel, session bool) plan.Rel {
 	var top plan.Rel = rank
 	if wr := windowRank(rank, o, session); wr != nil {
 		top = wr
-	} else if rank.IsTop1() && start == 1 && len(o.OrderBy) == 1 && plan.ChangelogOf(in).Mode == jobgraph.Append {
-		k := o.OrderBy[0]
-		if t := in.Columns()[k.Col].Time; t != plan.NotTime {
-			d := &plan.Deduplicate{In: in, Keys: o.PartitionKeys, KeepLast: k.Desc, TimeColumn: k.Col, StateTTL: o.StateTTL,
-				UID: "dedup/" + strings.TrimPrefix(o.UID, "rank/"), Pos: o.Pos}
-			if t == plan.ProcTime {
-				d.TimeColumn = -1
-			}
-			top = d
-		}
+	} else if d := dedupOf(rank); d != nil {
+		top = d
 	}
 	filter, err := expr.And(rest...)
 	if err != nil {
 		return r
 	}
 	return &plan.Calc{In: top, Filter: filter, Project: c.Project, Cols: c.Cols, FilterPos: c.FilterPos, Pos: c.Pos}
+}
+
+// dedupOf returns the deduplication a ROW_NUMBER Top-1 without its rank
+// column is when it is ordered by one time attribute over an insert-only
+// input (Flink's StreamPhysicalDeduplicateRule), nil otherwise.
+func dedupOf(rank *plan.Rank) *plan.Deduplicate {
+	if !rank.IsTop1() || rank.Start != 1 || len(rank.OrderBy) != 1 || plan.ChangelogOf(rank.In).Mode != jobgraph.Append {
+		return nil
+	}
+	k := rank.OrderBy[0]
+	t := rank.In.Columns()[k.Col].Time
+	if t == plan.NotTime {
+		return nil
+	}
+	d := &plan.Deduplicate{In: rank.In, Keys: rank.PartitionKeys, KeepLast: k.Desc, TimeColumn: k.Col, StateTTL: rank.StateTTL,
+		UID: "dedup/" + strings.TrimPrefix(rank.UID, "rank/"), Pos: rank.Pos}
+	if t == plan.ProcTime {
+		d.TimeColumn = -1
+	}
+	return d
+}
+
+// rankNumberPrune drops the rank column of a Top-N that the calc above it
+// does not read (plan version 4). The rank rule decides whether to output
+// the rank from the calc right above the ranking function; a projection
+// further up that drops the rank merges into that calc only afterwards,
+// and without this rule the Top-N kept a column nobody reads, and a Top-1
+// by a time attribute stayed a Top-N instead of a deduplication: with rows
+// of equal times the Top-N keeps the first (an ORDER BY proctime DESC
+// under a GROUP BY did not keep the last row).
+func rankNumberPrune(r plan.Rel) plan.Rel {
+	c, ok := r.(*plan.Calc)
+	if !ok || c.Project == nil {
+		return r
+	}
+	rank, ok := c.In.(*plan.Rank)
+	if !ok || !rank.OutputRank {
+		return r
+	}
+	rc := len(rank.Cols) - 1
+	for _, x := range append(append([]expr.Expr(nil), c.Project...), c.Filter) {
+		if x == nil {
+			continue
+		}
+		cols, known := expr.Columns(x)
+		if !known {
+			return r
+		}
+		for _, i := range cols {
+			if i == rc {
+				return r
+			}
+		}
+	}
+	nr := *rank
+	nr.OutputRank = false
+	nr.Cols = rank.Cols[:rc:rc] // the rank is the last column: the others keep their indexes
+	var in plan.Rel = &nr
+	if d := dedupOf(&nr); d != nil {
+		in = d
+	}
+	nc := *c
+	nc.In = in
+	return &nc
 }
 
 // rankBound returns the ranks a conjunct on rank column rc allows.

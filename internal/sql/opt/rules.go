@@ -46,8 +46,15 @@ var rules = []rule{
 // rank rule that also ranks per SESSION window.
 var rulesV3 = append(slices.Clone(rules[:len(rules)-1]), rule{"rank", rankRuleV3})
 
+// rulesV4 are the rules of plan version 4: those of version 3 and the
+// pruning of rank columns that no one reads.
+var rulesV4 = append(slices.Clone(rulesV3), rule{"rank-number-prune", rankNumberPrune})
+
 // rulesOf returns the rewrite rules of a plan version (2 or later).
 func rulesOf(version int) []rule {
+	if version >= plan.PlanV4 {
+		return rulesV4
+	}
 	if version >= plan.PlanV3 {
 		return rulesV3
 	}

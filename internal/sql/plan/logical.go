@@ -81,8 +81,13 @@ const (
 	// window aggregate is a window Top-N (decision 0035); version 2 plans it
 	// as an unbounded Top-N.
 	PlanV3 = 3
+	// PlanV4 drops the rank column of a Top-N that nothing above reads,
+	// also when the projection that drops it is not right above the
+	// ranking function's filter, and a ROW_NUMBER Top-1 by a time
+	// attribute so pruned is a deduplication (decision 0041).
+	PlanV4 = 4
 	// LatestPlan is the version of new statements.
-	LatestPlan = PlanV3
+	LatestPlan = PlanV4
 )
 
 // schemaOf returns the schema of columns.
