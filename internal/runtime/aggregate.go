@@ -58,6 +58,9 @@ type aggregateOp struct {
 	scratch  [2][]types.Value
 	// dropUB omits the -U rows (the consumer upserts by the group key).
 	dropUB bool
+	// countsRows: a call is a plain COUNT(*), whose result changes with
+	// every row, so an added row always changes the group's result.
+	countsRows bool
 
 	// Mini-batch (jobgraph.MiniBatch): rows update their groups at once,
 	// but a group's new result is emitted when the bundle closes, once for
@@ -185,6 +188,9 @@ func newAggregateOp(spec *jobgraph.Aggregate, in *types.Schema, oc OpContext) (*
 		return nil, err
 	}
 	op.aggCalls = calls
+	for _, c := range spec.Calls {
+		op.countsRows = op.countsRows || (c.Func == jobgraph.AggCountStar && c.Filter < 0 && !c.Distinct)
+	}
 	return op, nil
 }
 
@@ -213,6 +219,19 @@ func (op *aggregateOp) Process(_ int, row types.Row) error {
 	// The row emitted last for the group, rebuilt from the accumulators
 	// before the update: the -U or -D row if the results change.
 	width := len(op.keys) + len(op.calls)
+	if !first && !retract && op.dropUB && op.countsRows {
+		// The result changes (COUNT(*) does) and no -U goes out: only
+		// the +U, so the row before is not needed.
+		if err := op.apply(g, row, retract, now); err != nil {
+			return err
+		}
+		cur, err := op.appendResults(op.rowBuf(1, width)[:len(op.keys)], g)
+		if err != nil {
+			return err
+		}
+		op.fillKeys(cur, row)
+		return op.out.Emit(types.Row{Kind: types.UpdateAfter, Values: cur})
+	}
 	var prev []types.Value
 	if !first {
 		var err error
