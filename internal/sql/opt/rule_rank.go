@@ -116,8 +116,8 @@ func dedupOf(rank *plan.Rank) *plan.Deduplicate {
 	return d
 }
 
-// rankNumberPrune drops the rank column of a Top-N that the calc above it
-// does not read (plan version 4). The rank rule decides whether to output
+// rankNumberPrune drops the rank column of a Top-N or window Top-N that
+// the calc above it does not read (plan version 4). The rank rule decides whether to output
 // the rank from the calc right above the ranking function; a projection
 // further up that drops the rank merges into that calc only afterwards,
 // and without this rule the Top-N kept a column nobody reads, and a Top-1
@@ -129,35 +129,56 @@ func rankNumberPrune(r plan.Rel) plan.Rel {
 	if !ok || c.Project == nil {
 		return r
 	}
-	rank, ok := c.In.(*plan.Rank)
-	if !ok || !rank.OutputRank {
+	var in plan.Rel
+	switch rank := c.In.(type) {
+	case *plan.Rank:
+		if !rank.OutputRank || readsColumn(c, len(rank.Cols)-1) {
+			return r
+		}
+		nr := *rank
+		nr.OutputRank = false
+		nr.Cols = rank.Cols[: len(rank.Cols)-1 : len(rank.Cols)-1] // the rank is the last column: the others keep their indexes
+		in = &nr
+		if d := dedupOf(&nr); d != nil {
+			in = d
+		}
+	case *plan.WindowRank:
+		if !rank.OutputRank || readsColumn(c, len(rank.Cols)-1) {
+			return r
+		}
+		nr := *rank
+		nr.OutputRank = false
+		nr.Cols = rank.Cols[: len(rank.Cols)-1 : len(rank.Cols)-1]
+		in = &nr
+		if d := windowDedupOf(&nr); d != nil {
+			in = d
+		}
+	default:
 		return r
 	}
-	rc := len(rank.Cols) - 1
+	nc := *c
+	nc.In = in
+	return &nc
+}
+
+// readsColumn reports whether calc c's projection or filter may read
+// column i of its input (true when that is not known).
+func readsColumn(c *plan.Calc, i int) bool {
 	for _, x := range append(append([]expr.Expr(nil), c.Project...), c.Filter) {
 		if x == nil {
 			continue
 		}
 		cols, known := expr.Columns(x)
 		if !known {
-			return r
+			return true
 		}
-		for _, i := range cols {
-			if i == rc {
-				return r
+		for _, j := range cols {
+			if j == i {
+				return true
 			}
 		}
 	}
-	nr := *rank
-	nr.OutputRank = false
-	nr.Cols = rank.Cols[:rc:rc] // the rank is the last column: the others keep their indexes
-	var in plan.Rel = &nr
-	if d := dedupOf(&nr); d != nil {
-		in = d
-	}
-	nc := *c
-	nc.In = in
-	return &nc
+	return false
 }
 
 // rankBound returns the ranks a conjunct on rank column rc allows.
@@ -244,17 +265,29 @@ func windowRank(rank *plan.Rank, o *plan.Over, session bool) plan.Rel {
 		return nil
 	}
 	uid := strings.TrimPrefix(rank.UID, "rank/")
-	if rank.IsTop1() && rank.Start == 1 && len(rank.OrderBy) == 1 && !w.Window.ProcTime() && w.Window.Kind != jobgraph.Session &&
-		plan.IsWindowTime(rank.In, rank.OrderBy[0].Col, w.WindowStart) {
-		return &plan.WindowDedup{In: rank.In, Windowing: w, Keys: keys, KeepLast: rank.OrderBy[0].Desc,
-			TimeColumn: rank.OrderBy[0].Col, UID: "windowdedup/" + uid, Pos: rank.Pos}
-	}
 	wr := &plan.WindowRank{In: rank.In, Windowing: w, PartitionKeys: keys, OrderBy: rank.OrderBy, Func: rank.Func,
 		Start: rank.Start, End: rank.End, OutputRank: rank.OutputRank, UID: "windowrank/" + uid, Pos: rank.Pos}
+	if d := windowDedupOf(wr); d != nil {
+		return d
+	}
 	// Insert-only: the time attributes (window_time) stay.
 	wr.Cols = append([]plan.Column(nil), rank.In.Columns()...)
 	if rank.OutputRank {
 		wr.Cols = append(wr.Cols, o.Cols[len(o.Cols)-1])
 	}
 	return wr
+}
+
+// windowDedupOf returns the window deduplication a window Top-N is when it
+// keeps one row per window and key by the window's time attribute without
+// its rank column, nil otherwise. Flink has no window deduplication after
+// SESSION windows, nor on processing time.
+func windowDedupOf(wr *plan.WindowRank) *plan.WindowDedup {
+	w := wr.Windowing
+	if wr.Func != jobgraph.RowNumber || wr.End != 1 || wr.OutputRank || wr.Start != 1 || len(wr.OrderBy) != 1 ||
+		w.Window.ProcTime() || w.Window.Kind == jobgraph.Session || !plan.IsWindowTime(wr.In, wr.OrderBy[0].Col, w.WindowStart) {
+		return nil
+	}
+	return &plan.WindowDedup{In: wr.In, Windowing: w, Keys: wr.PartitionKeys, KeepLast: wr.OrderBy[0].Desc,
+		TimeColumn: wr.OrderBy[0].Col, UID: "windowdedup/" + strings.TrimPrefix(wr.UID, "windowrank/"), Pos: wr.Pos}
 }
