@@ -217,23 +217,12 @@ func (op *aggregateOp) Process(_ int, row types.Row) error {
 		return op.bundle(g, row, retract, now)
 	}
 	// The row emitted last for the group, rebuilt from the accumulators
-	// before the update: the -U or -D row if the results change.
+	// before the update: the -U or -D row if the results change. An
+	// added row changes a plain COUNT(*), so when no -U goes out it is
+	// not needed.
 	width := len(op.keys) + len(op.calls)
-	if !first && !retract && op.dropUB && op.countsRows {
-		// The result changes (COUNT(*) does) and no -U goes out: only
-		// the +U, so the row before is not needed.
-		if err := op.apply(g, row, retract, now); err != nil {
-			return err
-		}
-		cur, err := op.appendResults(op.rowBuf(1, width)[:len(op.keys)], g)
-		if err != nil {
-			return err
-		}
-		op.fillKeys(cur, row)
-		return op.out.Emit(types.Row{Kind: types.UpdateAfter, Values: cur})
-	}
 	var prev []types.Value
-	if !first {
+	if !first && (retract || !op.dropUB || !op.countsRows) {
 		var err error
 		if prev, err = op.appendResults(op.rowBuf(0, width)[:len(op.keys)], g); err != nil {
 			return err
@@ -257,7 +246,7 @@ func (op *aggregateOp) Process(_ int, row types.Row) error {
 	if first {
 		return op.out.Emit(types.Row{Kind: types.Insert, Values: cur})
 	}
-	if op.ttl == 0 && equalValues(cur[len(op.keys):], prev[len(op.keys):]) {
+	if prev != nil && op.ttl == 0 && equalValues(cur[len(op.keys):], prev[len(op.keys):]) {
 		if !op.reuseOut {
 			op.free(2 * width) // prev and cur, the last two slices handed out
 		}
