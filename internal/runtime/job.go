@@ -7,7 +7,6 @@ import (
 	"fmt"
 	"io"
 	"log/slog"
-	"slices"
 	"strconv"
 
 	"github.com/eddy-sql/eddy/internal/connector"
@@ -559,9 +558,9 @@ func (j *Job) newOperator(st *subtask, k int, out *nodeOut) (Operator, error) {
 		if err != nil {
 			return nil, err
 		}
-		// As for the PTF host below: a log or external sink encodes each
-		// row at once, so with only calcs between the rows can be reused.
-		op.reuseOut = j.graph.Sink.Kind != jobgraph.CollectSink && j.onlyCalcsToSink(k)
+		// As for the PTF host below: when no consumer keeps rows, the
+		// output rows can be reused.
+		op.reuseOut = j.keepsNoRows(k)
 		return op, nil
 	case *jobgraph.Correlate:
 		return newCorrelateOp(spec, out)
@@ -612,9 +611,9 @@ func (j *Job) newOperator(st *subtask, k int, out *nodeOut) (Operator, error) {
 		if err != nil {
 			return nil, err
 		}
-		// A log or Kafka sink encodes each row at once, so the host can
-		// reuse its output buffer when only stateless calcs lie between.
-		op.reuseOut = j.graph.Sink.Kind != jobgraph.CollectSink && j.onlyCalcsToSink(k)
+		// The host reuses its output buffer when no consumer keeps rows
+		// (a log or Kafka sink encodes each row at once).
+		op.reuseOut = j.keepsNoRows(k)
 		return &ptfNode{op: op, out: out, lastWM: MinWatermark}, nil
 	}
 	return nil, fmt.Errorf("internal: no operator for %T", n.Op)
@@ -640,7 +639,8 @@ func (j *Job) endpointSchema(e int) *types.Schema {
 // slice of a row it takes once it returned: sinks that encode each row at
 // once, aggregates (they copy the values they store and emit rows of
 // their own) and calcs whose consumers keep none (a calc may pass its
-// input row on).
+// input row on). Then the producer may reuse the slices: the source its
+// batches' values, an aggregate or PTF host its output rows.
 func (j *Job) keepsNoRows(e int) bool {
 	sinks := j.graph.Sinks()
 	for i, r := range j.graph.Results() {
@@ -665,36 +665,6 @@ func (j *Job) keepsNoRows(e int) bool {
 		}
 	}
 	return true
-}
-
-// onlyCalcsToSink reports whether every path from node k to the sink goes
-// through calcs only (operators that keep no row).
-func (j *Job) onlyCalcsToSink(k int) bool {
-	if slices.Contains(j.graph.Results(), k) {
-		// A node that feeds a sink and other operators is not only
-		// followed by calcs; one that feeds only sinks is.
-		for _, n := range j.graph.Nodes {
-			for _, e := range n.Inputs {
-				if e.From == k {
-					return false
-				}
-			}
-		}
-		return true
-	}
-	found := false
-	for c, n := range j.graph.Nodes {
-		for _, e := range n.Inputs {
-			if e.From != k {
-				continue
-			}
-			if _, isCalc := n.Op.(*jobgraph.Calc); !isCalc || !j.onlyCalcsToSink(c) {
-				return false
-			}
-			found = true
-		}
-	}
-	return found
 }
 
 // Namespaces returns the state namespaces the job writes, so that its
