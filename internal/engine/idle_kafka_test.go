@@ -102,26 +102,18 @@ func startKafkaWindow(t *testing.T, idle string) (*datagenClock, func(int32, str
 	e, err := engine.Open(t.Context(), engine.Options{DataDir: t.TempDir(), Clock: clock})
 	require.NoError(t, err)
 	t.Cleanup(func() { _ = e.Close() })
+	clicks, produce := kafkaClicks(t, kc)
 	var stmts []string
 	if idle != "" {
 		stmts = append(stmts, fmt.Sprintf("SET 'table.exec.source.idle-timeout' = '%s'", idle))
 	}
 	stmts = append(stmts,
 		"SET 'execution.checkpointing.interval' = '20 ms'",
-		`CREATE TABLE clicks (u STRING, ts TIMESTAMP(3), WATERMARK FOR ts AS ts) DISTRIBUTED INTO 2 BUCKETS WITH (
-		  'connector' = 'kafka', 'topic' = 'clicks', 'properties.bootstrap.servers' = '`+kc.Bootstrap()+`',
-		  'scan.startup.mode' = 'earliest-offset', 'value.format' = 'json')`,
+		clicks,
 		"CREATE TABLE counts (ws TIMESTAMP(3), n BIGINT)",
 		`INSERT INTO counts SELECT window_start, COUNT(*) FROM TABLE(TUMBLE(TABLE clicks, DESCRIPTOR(ts), INTERVAL '10' SECOND))
 		  GROUP BY window_start, window_end`)
 	datagenExec(t, e, stmts...)
-	cl, err := kgo.NewClient(kgo.SeedBrokers(kc.Bootstrap()), kgo.RecordPartitioner(kgo.ManualPartitioner()))
-	require.NoError(t, err)
-	t.Cleanup(cl.Close)
-	produce := func(p int32, u, ts string) {
-		v := fmt.Sprintf(`{"u": %q, "ts": "2026-08-01 %s"}`, u, ts)
-		require.NoError(t, cl.ProduceSync(t.Context(), &kgo.Record{Topic: "clicks", Partition: p, Value: []byte(v)}).FirstErr())
-	}
 	return clock, produce, func() [][]string { return datagenExec(t, e, "SELECT * FROM counts") }
 }
 
@@ -131,4 +123,21 @@ func rowsString(rows [][]string) string {
 		b = append(b, fmt.Sprint(r))
 	}
 	return strings.Join(b, "\n")
+}
+
+// kafkaClicks returns the DDL of table clicks over kc's topic 'clicks'
+// (two partitions, JSON, a watermark on ts) and a producer of a click of
+// user u at ts (a time on 2026-08-01) to a partition.
+func kafkaClicks(t *testing.T, kc *devkafka.Cluster) (string, func(p int32, u, ts string)) {
+	t.Helper()
+	ddl := `CREATE TABLE clicks (u STRING, ts TIMESTAMP(3), WATERMARK FOR ts AS ts) DISTRIBUTED INTO 2 BUCKETS WITH (
+	  'connector' = 'kafka', 'topic' = 'clicks', 'properties.bootstrap.servers' = '` + kc.Bootstrap() + `',
+	  'scan.startup.mode' = 'earliest-offset', 'value.format' = 'json')`
+	cl, err := kgo.NewClient(kgo.SeedBrokers(kc.Bootstrap()), kgo.RecordPartitioner(kgo.ManualPartitioner()))
+	require.NoError(t, err)
+	t.Cleanup(cl.Close)
+	return ddl, func(p int32, u, ts string) {
+		v := fmt.Sprintf(`{"u": %q, "ts": "2026-08-01 %s"}`, u, ts)
+		require.NoError(t, cl.ProduceSync(t.Context(), &kgo.Record{Topic: "clicks", Partition: p, Value: []byte(v)}).FirstErr())
+	}
 }

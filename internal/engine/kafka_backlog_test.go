@@ -1,7 +1,6 @@
 package engine_test
 
 import (
-	"fmt"
 	"sync"
 	"testing"
 	"time"
@@ -9,7 +8,6 @@ import (
 	"github.com/eddy-sql/eddy/internal/devkafka"
 	"github.com/eddy-sql/eddy/internal/engine"
 	"github.com/stretchr/testify/require"
-	"github.com/twmb/franz-go/pkg/kgo"
 	"github.com/twmb/franz-go/pkg/kmsg"
 )
 
@@ -26,19 +24,11 @@ func TestKafkaBacklogHoldsWatermark(t *testing.T) {
 	e, err := engine.Open(t.Context(), engine.Options{DataDir: t.TempDir(), Clock: &datagenClock{t: datagenStart}})
 	require.NoError(t, err)
 	t.Cleanup(func() { _ = e.Close() })
+	clicks, produce := kafkaClicks(t, kc)
 	datagenExec(t, e,
 		"SET 'execution.checkpointing.interval' = '20 ms'",
-		`CREATE TABLE clicks (u STRING, ts TIMESTAMP(3), WATERMARK FOR ts AS ts) DISTRIBUTED INTO 2 BUCKETS WITH (
-		  'connector' = 'kafka', 'topic' = 'clicks', 'properties.bootstrap.servers' = '`+kc.Bootstrap()+`',
-		  'scan.startup.mode' = 'earliest-offset', 'value.format' = 'json')`,
+		clicks,
 		"CREATE TABLE counts (ws TIMESTAMP(3), n BIGINT)")
-	cl, err := kgo.NewClient(kgo.SeedBrokers(kc.Bootstrap()), kgo.RecordPartitioner(kgo.ManualPartitioner()))
-	require.NoError(t, err)
-	t.Cleanup(cl.Close)
-	produce := func(p int32, u, ts string) {
-		v := fmt.Sprintf(`{"u": %q, "ts": "2026-08-01 %s"}`, u, ts)
-		require.NoError(t, cl.ProduceSync(t.Context(), &kgo.Record{Topic: "clicks", Partition: p, Value: []byte(v)}).FirstErr())
-	}
 	produce(0, "a", "09:00:01")
 	produce(0, "b", "09:00:05")
 	produce(0, "c", "09:00:12")
