@@ -198,6 +198,55 @@ func (e *crashEnv) waitCounters(name string, timeout time.Duration, cond func(jo
 	}
 }
 
+// waitRead waits until the statement's job has read n rows since it
+// started, or until the statement completed: a job that reads the last
+// rows of a bounded table ends soon after, and its counters go with it,
+// possibly between two polls of a slow machine. False after timeout.
+func (e *crashEnv) waitRead(name string, n int64, timeout time.Duration) bool {
+	e.t.Helper()
+	deadline := time.Now().Add(timeout)
+	for {
+		c := e.counters(name)
+		if c.ok && c.in >= n {
+			return true
+		}
+		if !c.ok && e.c.get(name).Status.Phase == v1.Completed {
+			return true
+		}
+		if time.Now().After(deadline) {
+			return false
+		}
+		time.Sleep(time.Millisecond)
+	}
+}
+
+// diagnose says, for a failed wait, what the server reports of a
+// statement: its phase, detail and exceptions, its counters, and the
+// server's last warnings and errors.
+func (e *crashEnv) diagnose(name string) string {
+	e.t.Helper()
+	var b strings.Builder
+	st := e.c.get(name)
+	fmt.Fprintf(&b, "%s: %s %s\n", name, st.Status.Phase, st.Status.Detail)
+	if r := e.c.do(req{method: "GET", path: "/v1/statements/" + name + "/exceptions"}); r.status == http.StatusOK {
+		fmt.Fprintf(&b, "exceptions: %s\n", r.body)
+	}
+	c := e.counters(name)
+	fmt.Fprintf(&b, "counters: running job %v, %d records in, %d checkpoints\n", c.ok, c.in, c.checkpoints)
+	all := strings.Split(strings.TrimSpace(e.p.stderr.String()), "\n")
+	var lines []string
+	for _, line := range all {
+		if strings.Contains(line, `"level":"WARN"`) || strings.Contains(line, `"level":"ERROR"`) {
+			lines = append(lines, line)
+		}
+	}
+	b.WriteString("server warnings and errors (last 40):\n")
+	b.WriteString(strings.Join(lines[max(0, len(lines)-40):], "\n"))
+	b.WriteString("\nthe server's last 15 log lines:\n")
+	b.WriteString(strings.Join(all[max(0, len(all)-15):], "\n"))
+	return b.String()
+}
+
 // inspect checks the data directory with the server down (see
 // crash_inspect_test.go) and fails the test on any lost, duplicated or
 // wrong row.
@@ -227,7 +276,7 @@ SELECT * FROM PassThroughEnrich(input => TABLE gen PARTITION BY k)`, map[string]
 	// killed.
 	flowing := func() jobCounters {
 		c, ok := e.waitCounters(name, waitTimeout, func(c jobCounters) bool { return c.in > 0 })
-		require.True(t, ok, "the job read nothing")
+		require.True(t, ok, "the job read nothing\n%s", e.diagnose(name))
 		return c
 	}
 	midBatch := func() string {
@@ -308,8 +357,7 @@ SELECT * FROM PassThroughEnrich(input => TABLE gen PARTITION BY k)`, map[string]
 		e.start()
 		e.requireHealthy(name, v1.Running)
 		rest := rows - last
-		_, ok := e.waitCounters(name, 2*time.Minute, func(c jobCounters) bool { return c.in >= rest })
-		require.True(t, ok, "the job did not read the remaining %d rows", rest)
+		require.True(t, e.waitRead(name, rest, 2*time.Minute), "the job did not read the remaining %d rows\n%s", rest, e.diagnose(name))
 		time.Sleep(10 * crashInterval)
 		e.kill()
 		check(len(kills)+attempt+1, "after the job read its last row")
