@@ -46,6 +46,13 @@ type aggregateOp struct {
 	// Scratch buffers reused across rows.
 	keyVals []types.Value
 	keyBuf  []byte
+	// warmed are the keys of the rows warm saw, warmAt the next one to
+	// arrive, warmBuf their encodings; touched sums what warm read, so
+	// that the loads are kept.
+	warmed  []warmKey
+	warmAt  int
+	warmBuf []byte
+	touched uint64
 	enc     []byte
 	// slab hands out the value slices of emitted rows, allocated in
 	// chunks; a slice once emitted is never reused.
@@ -477,30 +484,29 @@ func (op *aggregateOp) now() int64 {
 // group returns the group of row's key, from the cache or the KV, or a
 // new one without state.
 func (op *aggregateOp) group(row types.Row) (*aggGroup, error) {
-	op.keyVals = op.keyVals[:0]
-	for _, k := range op.keys {
-		op.keyVals = append(op.keyVals, row.Values[k])
+	key, h := op.warmedKey(row)
+	if key == nil {
+		h = op.keyHash(row)
+		key = op.keyBuf
 	}
-	op.keyBuf = types.AppendRow(op.keyBuf[:0], types.Row{Values: op.keyVals})
-	h := maphash.Bytes(op.seed, op.keyBuf)
 	head := op.cache.get(h)
 	for g := head; g != nil; g = g.next {
-		if g.is(op.keyBuf) {
+		if g.is(key) {
 			return g, nil
 		}
 	}
 	g := op.newGroup()
 	g.next = head
-	if len(op.keyBuf) <= len(g.kbuf) {
-		g.klen = uint8(copy(g.kbuf[:], op.keyBuf))
+	if len(key) <= len(g.kbuf) {
+		g.klen = uint8(copy(g.kbuf[:], key))
 	} else {
-		g.ext().long = string(op.keyBuf)
+		g.ext().long = string(key)
 	}
 	if len(op.calls) > len(g.inl) {
 		g.ext().accs = make([]accState, len(op.calls))
 	}
 	if op.fresh.mayHold(op.kv, op.ns, h) {
-		b, ok, err := op.kv.Get(op.ns, aggStateName, op.keyBuf)
+		b, ok, err := op.kv.Get(op.ns, aggStateName, key)
 		if err != nil {
 			return nil, fmt.Errorf("aggregate: reading state: %w", err)
 		}
@@ -513,6 +519,72 @@ func (op *aggregateOp) group(row types.Row) (*aggGroup, error) {
 	op.cache.set(h, g)
 	op.groups++
 	return g, nil
+}
+
+// keyHash encodes the group key of row into op.keyBuf and returns its
+// hash.
+func (op *aggregateOp) keyHash(row types.Row) uint64 {
+	op.keyVals = op.keyVals[:0]
+	for _, k := range op.keys {
+		op.keyVals = append(op.keyVals, row.Values[k])
+	}
+	op.keyBuf = types.AppendRow(op.keyBuf[:0], types.Row{Values: op.keyVals})
+	return maphash.Bytes(op.seed, op.keyBuf)
+}
+
+// warm implements warmer: it encodes and hashes the rows' keys, reads the
+// table slots they hash to, then the groups those point to. group takes
+// the keys and hashes back (warmedKey) as the rows arrive.
+func (op *aggregateOp) warm(_ int, evs []event, input int) {
+	op.warmed, op.warmAt, op.warmBuf = op.warmed[:0], 0, op.warmBuf[:0]
+	if op.cache.len() == 0 || len(op.keys) == 0 {
+		return
+	}
+	for i := range evs {
+		if ev := &evs[i]; ev.kind == evRecord && ev.input == input {
+			lo := len(op.warmBuf)
+			op.keyVals = op.keyVals[:0]
+			for _, k := range op.keys {
+				op.keyVals = append(op.keyVals, ev.row.Values[k])
+			}
+			op.warmBuf = types.AppendRow(op.warmBuf, types.Row{Values: op.keyVals})
+			op.warmed = append(op.warmed, warmKey{vals: unsafe.SliceData(ev.row.Values), n: len(ev.row.Values),
+				lo: lo, hi: len(op.warmBuf), h: maphash.Bytes(op.seed, op.warmBuf[lo:])})
+		}
+	}
+	// Short loops, so that many loads are in flight at once.
+	var t uint64
+	for i := range op.warmed {
+		t += op.cache.touch(op.warmed[i].h)
+	}
+	for i := range op.warmed {
+		if g := op.cache.get(op.warmed[i].h); g != nil {
+			t += uint64(g.klen) + uint64(g.count)
+		}
+	}
+	op.touched += t
+}
+
+// warmedKey is the encoded key and hash of the next warmed row if row is
+// that row (the same values), else nil.
+func (op *aggregateOp) warmedKey(row types.Row) ([]byte, uint64) {
+	if op.warmAt >= len(op.warmed) {
+		return nil, 0
+	}
+	w := &op.warmed[op.warmAt]
+	if w.vals != unsafe.SliceData(row.Values) || w.n != len(row.Values) {
+		return nil, 0
+	}
+	op.warmAt++
+	return op.warmBuf[w.lo:w.hi:w.hi], w.h
+}
+
+// warmKey is a row's key as warm encoded it into warmBuf[lo:hi].
+type warmKey struct {
+	vals   *types.Value // the row's values
+	n      int
+	lo, hi int
+	h      uint64
 }
 
 func (g *aggGroup) reset() {

@@ -40,6 +40,12 @@ func (x *hashIndex[T]) get(h uint64) *T {
 	}
 }
 
+// touch reads the home slot of hash h, for a caller that wants it in the
+// CPU cache before the lookup (see warmer).
+func (x *hashIndex[T]) touch(h uint64) uint64 {
+	return x.slots[h&x.mask].h
+}
+
 // set makes p (not nil) the pointer of hash h.
 func (x *hashIndex[T]) set(h uint64, p *T) {
 	if (x.n+1)*8 > len(x.slots)*5 { // load at most 5/8

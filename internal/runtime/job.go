@@ -214,6 +214,9 @@ type subtask struct {
 	sinks []sink
 	// procOps are the operators with processing-time callbacks.
 	procOps []procTimeOperator
+	// warmers are the operators fed by the source that warm the CPU
+	// cache for a chunk of a batch before processing it (warm.go).
+	warmers []warmTarget
 }
 
 // target is a consumer of an endpoint: port of node, or sink i (node
@@ -523,6 +526,7 @@ func (j *Job) newSubtask(i int) (*subtask, error) {
 			}
 		}
 	}
+	st.findWarmers()
 	return st, nil
 }
 
@@ -787,6 +791,9 @@ func (st *subtask) run(ctx context.Context) error {
 			}
 		}
 		for i := range b.events {
+			if i%warmChunk == 0 && st.warmers != nil {
+				st.warm(b.events[i:min(i+warmChunk, len(b.events))])
+			}
 			ev := &b.events[i]
 			switch ev.kind {
 			case evRecord:
