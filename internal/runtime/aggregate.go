@@ -524,12 +524,17 @@ func (op *aggregateOp) group(row types.Row) (*aggGroup, error) {
 // keyHash encodes the group key of row into op.keyBuf and returns its
 // hash.
 func (op *aggregateOp) keyHash(row types.Row) uint64 {
+	op.keyBuf = op.appendKey(op.keyBuf[:0], row)
+	return maphash.Bytes(op.seed, op.keyBuf)
+}
+
+// appendKey appends the encoded group key of row to dst.
+func (op *aggregateOp) appendKey(dst []byte, row types.Row) []byte {
 	op.keyVals = op.keyVals[:0]
 	for _, k := range op.keys {
 		op.keyVals = append(op.keyVals, row.Values[k])
 	}
-	op.keyBuf = types.AppendRow(op.keyBuf[:0], types.Row{Values: op.keyVals})
-	return maphash.Bytes(op.seed, op.keyBuf)
+	return types.AppendRow(dst, types.Row{Values: op.keyVals})
 }
 
 // warm implements warmer: it encodes and hashes the rows' keys, reads the
@@ -543,11 +548,7 @@ func (op *aggregateOp) warm(_ int, evs []event, input int) {
 	for i := range evs {
 		if ev := &evs[i]; ev.kind == evRecord && ev.input == input {
 			lo := len(op.warmBuf)
-			op.keyVals = op.keyVals[:0]
-			for _, k := range op.keys {
-				op.keyVals = append(op.keyVals, ev.row.Values[k])
-			}
-			op.warmBuf = types.AppendRow(op.warmBuf, types.Row{Values: op.keyVals})
+			op.warmBuf = op.appendKey(op.warmBuf, ev.row)
 			op.warmed = append(op.warmed, warmKey{vals: unsafe.SliceData(ev.row.Values), n: len(ev.row.Values),
 				lo: lo, hi: len(op.warmBuf), h: maphash.Bytes(op.seed, op.warmBuf[lo:])})
 		}
