@@ -185,17 +185,25 @@ func (e *crashEnv) counters(name string) jobCounters {
 // waitCounters polls the metrics until cond holds; false after timeout.
 func (e *crashEnv) waitCounters(name string, timeout time.Duration, cond func(jobCounters) bool) (jobCounters, bool) {
 	e.t.Helper()
+	var c jobCounters
+	ok := poll(timeout, func() bool {
+		c = e.counters(name)
+		return c.ok && cond(c)
+	})
+	return c, ok
+}
+
+// poll calls done every millisecond until it returns true; false after
+// timeout.
+func poll(timeout time.Duration, done func() bool) bool {
 	deadline := time.Now().Add(timeout)
-	for {
-		c := e.counters(name)
-		if c.ok && cond(c) {
-			return c, true
-		}
+	for !done() {
 		if time.Now().After(deadline) {
-			return c, false
+			return false
 		}
 		time.Sleep(time.Millisecond)
 	}
+	return true
 }
 
 // waitRead waits until the statement's job has read n rows since it
@@ -204,20 +212,10 @@ func (e *crashEnv) waitCounters(name string, timeout time.Duration, cond func(jo
 // possibly between two polls of a slow machine. False after timeout.
 func (e *crashEnv) waitRead(name string, n int64, timeout time.Duration) bool {
 	e.t.Helper()
-	deadline := time.Now().Add(timeout)
-	for {
+	return poll(timeout, func() bool {
 		c := e.counters(name)
-		if c.ok && c.in >= n {
-			return true
-		}
-		if !c.ok && e.c.get(name).Status.Phase == v1.Completed {
-			return true
-		}
-		if time.Now().After(deadline) {
-			return false
-		}
-		time.Sleep(time.Millisecond)
-	}
+		return c.ok && c.in >= n || !c.ok && e.c.get(name).Status.Phase == v1.Completed
+	})
 }
 
 // diagnose says, for a failed wait, what the server reports of a
